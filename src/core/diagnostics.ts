@@ -1,0 +1,62 @@
+/**
+ * Diagnostics: every problem cadre finds in files, settings or a request, positioned where the
+ * user can fix it. Codes are stable strings (spec 01 "Diagnostics", spec 02 "Failures").
+ */
+
+export type Severity = "error" | "warning";
+
+/** Stable diagnostic codes. Tests and `--json` consumers match on these strings. */
+export type DiagnosticCode =
+	// loading (spec 01)
+	| "parse-error"
+	| "unknown-key"
+	| "removed-key"
+	| "bad-value"
+	| "ambiguous-name"
+	| "name-mismatch"
+	| "missing-file"
+	| "path-escape"
+	| "orphan-role"
+	| "untrusted-setting"
+	// resolution (spec 02, 04)
+	| "tool-unavailable"
+	| "tool-dropped"
+	| "model-unresolvable"
+	| "thinking-clamped"
+	| "request-ignored"
+	// prompt (spec 03)
+	| "identity-unrecognized"
+	// isolation (spec 05)
+	| "worktree-unavailable";
+
+export interface Diagnostic {
+	severity: Severity;
+	/** Path as shown to the user (relative to the project directory when inside it), or null. */
+	file: string | null;
+	/** 1-based line of the offending key or value, or null when not tied to a file. */
+	line: number | null;
+	/** 1-based column, or null. */
+	column: number | null;
+	code: DiagnosticCode;
+	/** What is wrong, in one sentence. */
+	message: string;
+	/** What to do about it. */
+	hint?: string;
+}
+
+/** Orders load diagnostics by file, line, column (spec 02 "Diagnostics"); file-less ones last. */
+export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
+	if (a.file !== b.file) {
+		if (a.file === null) return 1;
+		if (b.file === null) return -1;
+		return a.file < b.file ? -1 : 1;
+	}
+	return (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
+}
+
+/** `path:line:col severity code message` — the one-line form `cadre check` prints. */
+export function formatDiagnostic(d: Diagnostic): string {
+	const where = d.file === null ? "-" : `${d.file}:${d.line ?? 1}:${d.column ?? 1}`;
+	const hint = d.hint ? ` (${d.hint})` : "";
+	return `${where} ${d.severity} ${d.code} ${d.message}${hint}`;
+}

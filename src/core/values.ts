@@ -1,0 +1,54 @@
+/**
+ * The enumerated values of definitions, roles, personas and requests, and the one normaliser that
+ * turns what a user wrote into the canonical spelling (spec 01 "Enumerated values").
+ */
+
+export const CAPABILITY_MODES = ["read-only", "read-write", "execute", "all"] as const;
+export type CapabilityMode = (typeof CAPABILITY_MODES)[number];
+
+export const ISOLATION_MODES = ["none", "worktree"] as const;
+export type IsolationMode = (typeof ISOLATION_MODES)[number];
+
+/** pi's thinking levels, lowest first, plus `max` which the spec allows and pi clamps. */
+export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+
+export const IO_TYPES = ["file", "text", "directory", "json", "url"] as const;
+export type IoType = (typeof IO_TYPES)[number];
+
+const ALIASES: Record<string, string> = {
+	readonly: "read-only",
+	readwrite: "read-write",
+	"work-tree": "worktree",
+};
+
+/**
+ * Canonical spelling of an enumerated value: case-insensitive, `_` ≡ `-`, with the aliases of
+ * spec 01. Returns null when the value is not one of `allowed`.
+ */
+export function normalizeEnum<T extends string>(
+	raw: unknown,
+	allowed: readonly T[],
+	options: { thinking?: boolean } = {},
+): T | null {
+	if (typeof raw !== "string") return null;
+	let value = raw.trim().toLowerCase().replaceAll("_", "-");
+	if (options.thinking && value === "none") value = "off";
+	value = ALIASES[value] ?? value;
+	return (allowed as readonly string[]).includes(value) ? (value as T) : null;
+}
+
+export const normalizeCapability = (raw: unknown) => normalizeEnum(raw, CAPABILITY_MODES);
+export const normalizeIsolation = (raw: unknown) => normalizeEnum(raw, ISOLATION_MODES);
+export const normalizeThinking = (raw: unknown) => normalizeEnum(raw, THINKING_LEVELS, { thinking: true });
+export const normalizeIoType = (raw: unknown) => normalizeEnum(raw, IO_TYPES);
+
+/** `inherit` (any case) means "not named" for model and thinking (spec 01). */
+export function isInherit(raw: unknown): boolean {
+	return typeof raw === "string" && raw.trim().toLowerCase() === "inherit";
+}
+
+/** Names of types, roles and personas match case-insensitively: this is the lookup key. */
+export function nameKey(name: string): string {
+	return name.trim().toLowerCase();
+}

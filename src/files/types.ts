@@ -1,0 +1,177 @@
+/**
+ * What loading produces: definitions, roles and personas merged across scopes, the layered
+ * settings, and every diagnostic found on the way (spec 01). Plain data; the resolver reads it and
+ * never touches the file system except through its injected reader.
+ */
+import type { Diagnostic } from "../core/diagnostics.ts";
+import type { CapabilityMode, IoType, IsolationMode, ThinkingLevel } from "../core/values.ts";
+
+export type EntryKind = "definition" | "role" | "persona";
+
+/** Where an entry came from, highest priority first (spec 01 "Priority"). */
+export type Scope = "project-inline" | "project" | "user-inline" | "user" | "bundled";
+
+/**
+ * A value with the place it was written:
+ * - `path:line` of the key for files (path relative to the project directory when inside it),
+ * - `settings:<path>:<line>` for settings entries,
+ * - `bundled` for cadre's built-ins.
+ */
+export interface Sourced<T> {
+	value: T;
+	source: string;
+}
+
+/** A value the loader rejected (bad-value etc.), kept so the trace can show it as `invalid`. */
+export interface Rejected {
+	raw: unknown;
+	source: string;
+}
+
+/**
+ * A reference to a file named by `prompt_file` / `instructions_file`. It is read at spawn time
+ * through the resolver's reader, which checks confinement again on the real path.
+ */
+export interface FileRef {
+	/** The path as written in the file or settings entry. */
+	written: string;
+	/** Directory the path resolves against (the declaring file's directory, or the scope root). */
+	baseDir: string;
+	/** The scope root the resolved real path must stay inside. */
+	root: string;
+	/** Display form of the declaring file (for messages). */
+	declaredIn: string;
+}
+
+export interface IoSpec {
+	name: string;
+	io_type: IoType;
+	required: boolean;
+	description: string | null;
+}
+
+/** Canonical keys per kind, after synonyms are folded (effort/reasoning_effort → thinking, …). */
+export interface DefinitionKeys {
+	description: string;
+	display_name: string;
+	/** `all`, `none`, or an ordered list of names / `*` globs. */
+	tools: "all" | "none" | string[];
+	capability: CapabilityMode;
+	/** As written (pi's resolver decides what it means); `inherit` is never stored. */
+	model: string;
+	thinking: ThinkingLevel;
+	isolation: IsolationMode;
+	persona: string;
+	max_turns: number;
+	run_in_background: boolean;
+	inherit_context: boolean;
+	enabled: boolean;
+}
+
+export interface RoleKeys {
+	description: string;
+	capability: CapabilityMode;
+	model: string;
+	thinking: ThinkingLevel;
+	isolation: IsolationMode;
+	prompt_file: FileRef;
+}
+
+export interface PersonaKeys {
+	description: string;
+	instructions_file: FileRef;
+	model: string;
+	thinking: ThinkingLevel;
+	isolation: IsolationMode;
+	inputs: IoSpec[];
+	outputs: IoSpec[];
+}
+
+export interface KeysOf {
+	definition: DefinitionKeys;
+	role: RoleKeys;
+	persona: PersonaKeys;
+}
+
+/** One file (or inline settings entry, or built-in) of one kind, before the scope merge. */
+export interface EntryLayer<K extends EntryKind = EntryKind> {
+	kind: K;
+	/** The name as spelled by this layer (file stem or settings key). */
+	name: string;
+	scope: Scope;
+	/** Display path of the file (or `settings:<path>` for inline entries, `bundled` for built-ins). */
+	path: string;
+	/** Trimmed body text, null when empty after trimming. */
+	body: Sourced<string> | null;
+	keys: { [P in keyof KeysOf[K]]?: Sourced<KeysOf[K][P]> };
+	/** Keys present with a value the loader rejected. */
+	invalid: { [P in keyof KeysOf[K]]?: Rejected };
+}
+
+/** An entry after the scope merge: settings key by key, body from the highest nonempty layer. */
+export interface Entry<K extends EntryKind = EntryKind> {
+	kind: K;
+	/** The canonical name: the spelling of the highest-priority layer. */
+	name: string;
+	/** Where the highest-priority layer came from. */
+	scope: Scope;
+	path: string;
+	/** The effective body (inherited from a lower layer when higher ones are empty). */
+	body: Sourced<string> | null;
+	keys: { [P in keyof KeysOf[K]]?: Sourced<KeysOf[K][P]> };
+	/**
+	 * For each key, the rejected value of a layer *above* the layer that supplied `keys[key]` (or of
+	 * any layer when no layer supplied a valid value) — the trace's `invalid` candidate.
+	 */
+	invalid: { [P in keyof KeysOf[K]]?: Rejected };
+	/** Every layer that contributed, highest first (for `cadre list`: what this entry shadows). */
+	layers: EntryLayer<K>[];
+}
+
+export type ToolKind = "read" | "write" | "execute";
+
+/** Layered `subagents.json` (spec 01 "Settings"). Type-name keys are stored lower-cased. */
+export interface Settings {
+	maxConcurrent: Sourced<number>;
+	defaultMaxTurns: Sourced<number> | null;
+	defaultBackground: Sourced<boolean> | null;
+	/** Operator model pin per type (layer `pin`). */
+	models: Record<string, Sourced<string>>;
+	/** Operator thinking pin per type (layer `pin`). */
+	thinking: Record<string, Sourced<ThinkingLevel>>;
+	/** Rejected pin values, per field then type, for the trace's `invalid` candidates. */
+	invalidPins: { models: Record<string, Rejected>; thinking: Record<string, Rejected> };
+	toggle: Record<string, Sourced<boolean>>;
+	/** Glob → kind. Only from user settings, or project settings when the project is trusted. */
+	toolKinds: Record<string, ToolKind>;
+	childExtensions: { exclude: string[] };
+	worktree: { baseDir: string | null; allowSharedFallback: boolean };
+	maxResultChars: number;
+	strict: boolean;
+	/** The settings files that exist, highest first. */
+	files: string[];
+}
+
+export interface LoadOptions {
+	/** Where to start looking for the project (`.pi/`), usually the parent's cwd. */
+	cwd: string;
+	/** `$PI_CODING_AGENT_DIR` or `~/.pi/agent`, resolved by the caller from the environment. */
+	agentDir: string;
+	/** The home directory (a `.pi` that is `$HOME/.pi` is never a project). */
+	homeDir: string;
+	/** Whether pi trusts the project: gates `toolKinds` and `worktree.allowSharedFallback`. */
+	projectTrusted: boolean;
+}
+
+export interface LoadResult {
+	/** Absolute project directory (the folder holding `.pi/`), or null when there is no project scope. */
+	projectDir: string | null;
+	agentDir: string;
+	/** Keyed by lower-cased name. Disabled definitions are included (resolution refuses them). */
+	definitions: Map<string, Entry<"definition">>;
+	roles: Map<string, Entry<"role">>;
+	personas: Map<string, Entry<"persona">>;
+	settings: Settings;
+	/** Every load diagnostic, sorted by file, line, column. */
+	diagnostics: Diagnostic[];
+}

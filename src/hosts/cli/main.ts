@@ -1,0 +1,114 @@
+/**
+ * The `cadre` command line (spec 06): parses arguments and hands each subcommand to its module.
+ * Command modules are imported lazily so `list` and `check` never load pi's SDK.
+ */
+import { Command, CommanderError, Option } from "commander";
+import { EXIT_USAGE, UsageError, type CliIo, processIo } from "./io.ts";
+
+/** Options every subcommand takes. */
+export interface CommonOptions {
+	cwd?: string;
+	json?: boolean;
+}
+
+/** The request and parent-fact flags of `explain`, `prompt` and `run` (spec 06). */
+export interface RequestFlagOptions extends CommonOptions {
+	persona?: string;
+	model?: string;
+	thinking?: string;
+	capability?: string;
+	isolation?: string;
+	maxTurns?: string;
+	cwdRequest?: string;
+	request?: string;
+	parentModel?: string;
+	parentThinking?: string;
+	parentTools?: string;
+	trustProject?: boolean;
+}
+
+function common(cmd: Command): Command {
+	return cmd
+		.option("--cwd <dir>", "directory to work from (default: the current directory)")
+		.option("--json", "machine-readable output");
+}
+
+function requestFlags(cmd: Command): Command {
+	return common(cmd)
+		.option("--persona <name>", "persona to apply (`none` drops the definition's)")
+		.option("--model <model>", "model for the child")
+		.option("--thinking <level>", "thinking level for the child")
+		.option("--capability <mode>", "read-only | read-write | execute | all")
+		.option("--isolation <mode>", "none | worktree")
+		.option("--max-turns <n>", "turn limit")
+		.option("--cwd-request <dir>", "the request's cwd (relative to the parent's cwd)")
+		.option("--request <json>", "the subagent tool's parameters as JSON; flags override its keys")
+		.option("--parent-model <model>", "the parent's model (default: pi's configured default)")
+		.option("--parent-thinking <level>", "the parent's thinking level (default: pi's default)")
+		.option("--parent-tools <list>", "the parent's active tools (default: read, bash, edit, write)")
+		.option("--trust-project", "treat the project as trusted for settings that widen access");
+}
+
+/** Runs the CLI and returns the exit code. */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+	let code = 0;
+	const program = new Command("cadre")
+		.description("Sub-agents for pi: inspect, check, explain and run definitions, roles and personas.")
+		.exitOverride()
+		.configureOutput({ writeOut: io.out, writeErr: io.err })
+		.showHelpAfterError("(run `cadre --help` for usage)");
+
+	common(program.command("list").description("every definition, role and persona, with scope and what it shadows")).action(
+		async (opts: CommonOptions) => {
+			code = await (await import("./list-command.ts")).runList(opts, io);
+		},
+	);
+
+	common(program.command("check").description("load everything and print every diagnostic"))
+		.option("--strict", "warnings are errors")
+		.action(async (opts: CommonOptions & { strict?: boolean }) => {
+			code = await (await import("./check-command.ts")).runCheck(opts, io);
+		});
+
+	requestFlags(program.command("explain").argument("<type>").description("resolve a spawn without running it")).action(
+		async (type: string, opts: RequestFlagOptions) => {
+			code = await (await import("./explain-command.ts")).runExplain(type, opts, io);
+		},
+	);
+
+	requestFlags(program.command("prompt").argument("<type>").description("print the assembled child prompt and its sections"))
+		.option("--parent-prompt <file>", "the parent's system prompt, to cut the inherited identity from")
+		.action(async (type: string, opts: RequestFlagOptions & { parentPrompt?: string }) => {
+			code = await (await import("./prompt-command.ts")).runPrompt(type, opts, io);
+		});
+
+	const worktrees = program.command("worktrees").description("list, apply and clean cadre's worktrees");
+	common(worktrees.command("list").description("worktrees and branches cadre created")).action(async (opts: CommonOptions) => {
+		code = await (await import("./worktrees-command.ts")).runWorktrees("list", null, opts, io);
+	});
+	common(worktrees.command("apply").argument("<id>").description("merge cadre/<id> into the current branch")).action(
+		async (id: string, opts: CommonOptions) => {
+			code = await (await import("./worktrees-command.ts")).runWorktrees("apply", id, opts, io);
+		},
+	);
+	common(worktrees.command("clean").description("remove worktrees with nothing left to keep")).action(async (opts: CommonOptions) => {
+		code = await (await import("./worktrees-command.ts")).runWorktrees("clean", null, opts, io);
+	});
+
+	program.addOption(new Option("--no-color", "never colour output").hideHelp());
+
+	try {
+		await program.parseAsync(argv, { from: "user" });
+		return code;
+	} catch (error) {
+		if (error instanceof CommanderError) {
+			if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.exitCode === 0) return 0;
+			return EXIT_USAGE;
+		}
+		if (error instanceof UsageError) {
+			io.err(`cadre: ${error.message}\n`);
+			return EXIT_USAGE;
+		}
+		throw error;
+	}
+}

@@ -1,0 +1,166 @@
+/**
+ * The resolver's inputs and outputs (spec 02): a spawn request, the parent's facts, the model
+ * catalog and spawn-time reader it may consult, and the effective runtime config with its trace.
+ */
+import type { Diagnostic } from "../core/diagnostics.ts";
+import type { CapabilityMode, IsolationMode, ThinkingLevel } from "../core/values.ts";
+import type { FileRef, LoadResult, ToolKind } from "../files/types.ts";
+
+/**
+ * The spawn request as the `subagent` tool receives it (snake_case). Values are unvalidated:
+ * the resolver refuses invalid ones with `bad-request`.
+ */
+export interface SpawnRequest {
+	prompt?: unknown;
+	description?: unknown;
+	subagent_type?: unknown;
+	model?: unknown;
+	thinking?: unknown;
+	capability?: unknown;
+	persona?: unknown;
+	isolation?: unknown;
+	cwd?: unknown;
+	max_turns?: unknown;
+	run_in_background?: unknown;
+	inherit_context?: unknown;
+	resume?: unknown;
+}
+
+/** What the parent session contributes (layer `parent`). */
+export interface ParentFacts {
+	/** Absolute working directory of the parent. */
+	cwd: string;
+	/** `provider/id`, or null when the parent has no model. */
+	model: string | null;
+	/** The parent's thinking level; the parent layer always names one. */
+	thinking: ThinkingLevel;
+	/** The parent's active tool names, in the parent's order. */
+	activeTools: string[];
+	/**
+	 * Every tool a child could have: pi's built-ins in pi's order, then extension tools by name
+	 * (spec 04 "Tools a child can have").
+	 */
+	toolUniverse: string[];
+}
+
+/** The answer of the model catalog for one name. */
+export type ModelLookup =
+	| { ok: true; id: string }
+	| { ok: false; reason: "unknown" | "no-credentials"; message: string; closest: string[] };
+
+/**
+ * Models as pi sees them, snapshotted before resolution so that resolution stays synchronous and
+ * pure. The pi adapter builds it from pi's ModelRuntime and resolver; tests build it by hand.
+ */
+export interface ModelCatalog {
+	/** Resolve a name the way pi's `--model` does; only available models resolve. */
+	lookup(name: string): ModelLookup;
+	/** The level pi would run `level` at on the model `id` (pi's clamp). */
+	clampThinking(id: string, level: ThinkingLevel): ThinkingLevel;
+}
+
+/** Reading a `prompt_file`/`instructions_file` at spawn time, confined to its scope root. */
+export type ReadResult = { ok: true; text: string } | { ok: false; code: "missing-file" | "path-escape"; message: string };
+
+export interface SpawnReader {
+	read(ref: FileRef): ReadResult;
+	/** Whether an absolute path is an existing directory (request `cwd`). */
+	isDirectory(path: string): boolean;
+}
+
+/** The effective config of a run stored for resume (the resolved config of the source run). */
+export interface StoredRun {
+	id: string;
+	state: "queued" | "running" | "completed" | "failed" | "aborted" | "stopped";
+	config: EffectiveConfig;
+}
+
+export interface ResolveInput {
+	request: SpawnRequest;
+	/** The type as given (the request's `subagent_type`, the CLI's positional TYPE); default general-purpose. */
+	type: string | null;
+	loaded: LoadResult;
+	parent: ParentFacts;
+	models: ModelCatalog;
+	reader: SpawnReader;
+	/** Settings `toolKinds` after the trust gate, merged over the built-in kinds. */
+	toolKinds?: Record<string, ToolKind>;
+	/** For `resume`: the stored run the request names, or null when the id is unknown. */
+	resumeFrom?: StoredRun | null;
+}
+
+export interface EffectiveConfig {
+	model: string | null;
+	reasoningEffort: ThinkingLevel | null;
+	capabilityMode: CapabilityMode | null;
+	persona: string | null;
+	personaInstructions: string | null;
+	rolePrompt: string | null;
+	rolePromptWarning: string | null;
+	roleName: string | null;
+	personaError: string | null;
+	isolation: IsolationMode;
+	tools: string[];
+	maxTurns: number | null;
+	runInBackground: boolean;
+	inheritContext: boolean;
+	/** Parent-side directory the child starts from, relative to the project dir when inside it. */
+	cwd: string;
+	standingInstructions: string | null;
+	definition: { name: string; source: string };
+}
+
+export type Layer = "request" | "role" | "persona" | "pin" | "definition" | "parent" | "default";
+
+export type CandidateOutcome = "not-named" | "overridden" | "invalid" | "unresolvable";
+
+export interface Candidate {
+	layer: Layer;
+	value: unknown;
+	source: string | null;
+	outcome: CandidateOutcome;
+}
+
+export interface TraceEntry {
+	value: unknown;
+	layer: Layer;
+	source: string;
+	candidates: Candidate[];
+	/** reasoningEffort only: the level the child runs with after pi's clamp. */
+	applied?: ThinkingLevel | null;
+}
+
+export type Trace = { [K in keyof EffectiveConfig]: TraceEntry };
+
+export type RefusalCode =
+	| "unknown-type"
+	| "disabled-type"
+	| "persona-error"
+	| "bad-request"
+	| "model-unresolvable"
+	| "resume-refused";
+
+export interface Refusal {
+	code: RefusalCode;
+	message: string;
+}
+
+/** A request value that had no effect, for the requested-vs-used block. */
+export interface IgnoredRequestValue {
+	key: string;
+	requested: unknown;
+	reason: string;
+}
+
+export interface ResolveResult {
+	/** The canonical type name (as given when unknown). */
+	type: string;
+	/** Null only for `unknown-type`. */
+	config: EffectiveConfig | null;
+	/** Empty for `unknown-type`. */
+	trace: Partial<Trace>;
+	/** Load diagnostics (sorted), then the resolution's own in field order. */
+	diagnostics: Diagnostic[];
+	refused: Refusal | null;
+	ignored: IgnoredRequestValue[];
+}
