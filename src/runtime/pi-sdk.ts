@@ -1,0 +1,369 @@
+/**
+ * The one adapter between cadre and pi's SDK: every call into `@earendil-works/pi-coding-agent`
+ * lives here, so a pi upgrade touches one file. Sections are owned by different areas; edit only
+ * your own.
+ */
+
+// ── Sessions ──
+// Child sessions in the parent's process (spec 04 "In-process children"): version check, the
+// parent's model runtime, the extension set children load, the call-time capability guard, and a
+// small handle the run lifecycle drives without touching pi types.
+
+import { existsSync, realpathSync } from "node:fs";
+import { basename, dirname, join, resolve as resolvePath } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+	type AgentSession,
+	type AgentSessionEvent,
+	createAgentSession,
+	createExtensionRuntime,
+	DefaultResourceLoader,
+	type Extension,
+	type ExtensionContext,
+	type LoadExtensionsResult,
+	type ModelRuntime,
+	parseArgs,
+	type ResourceLoader,
+	SessionManager,
+	SettingsManager,
+	type Skill,
+	VERSION as PI_VERSION,
+} from "@earendil-works/pi-coding-agent";
+import type { ThinkingLevel } from "../core/values.ts";
+
+/** The pi versions this adapter is written against (`>=1.6.0 <2`). */
+export const SUPPORTED_PI_RANGE = ">=1.6.0 <2";
+
+/** Whether `version` satisfies `>=1.6.0 <2`; returns the reason when not. */
+export function checkPiVersion(version: string = PI_VERSION): { ok: true; version: string } | { ok: false; version: string; message: string } {
+	const match = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+	const major = Number(match?.[1] ?? Number.NaN);
+	const minor = Number(match?.[2] ?? Number.NaN);
+	if (match && major === 1 && minor >= 6) return { ok: true, version };
+	return {
+		ok: false,
+		version,
+		message: `cadre supports pi ${SUPPORTED_PI_RANGE}, but this pi is ${version}; sub-agents are disabled. Install a supported pi or a cadre release built for pi ${version}.`,
+	};
+}
+
+/** The parent's model runtime (same providers, keys and extension-registered models). */
+export function parentModelRuntime(ctx: ExtensionContext): ModelRuntime {
+	// pi builds `ctx.modelRegistry` as `new ModelRegistry(session's ModelRuntime)` and keeps it
+	// in a TypeScript-private field; reading it is the only way to share the runtime in 1.6.
+	const runtime = (ctx.modelRegistry as unknown as { runtime?: ModelRuntime }).runtime;
+	if (!runtime) throw new Error("cadre: pi's model registry has no runtime; this pi version is not supported.");
+	return runtime;
+}
+
+/** The absolute path of cadre's own pi extension entry (never loaded into children: depth 1). */
+export const CADRE_EXTENSION_ENTRY = resolvePath(dirname(fileURLToPath(import.meta.url)), "../hosts/pi/extension.ts");
+
+function realOrSelf(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
+	}
+}
+
+/** Whether an extension path matches one `childExtensions.exclude` entry (path, file stem, package name). */
+export function extensionExcluded(path: string, exclude: readonly string[]): boolean {
+	const stem = basename(path).replace(/\.(ts|js|mjs|cjs)$/, "");
+	const parentDir = basename(dirname(path));
+	const real = realOrSelf(path);
+	for (const raw of exclude) {
+		const entry = raw.replace(/^npm:/, "").replace(/@[^/@]*$/, "");
+		if (entry === path || entry === real || realOrSelf(resolvePath(entry)) === real) return true;
+		if (entry === stem || (stem === "index" && entry === parentDir)) return true;
+		if (path.includes(`/node_modules/${entry}/`) || path.includes(`/${entry}/`)) return true;
+	}
+	return false;
+}
+
+/** The `-e` extension paths of a `pi` command line in this process (empty when pi is embedded). */
+function cliExtensionPaths(): string[] {
+	const script = process.argv[1] ?? "";
+	if (!/(^|[/\\])(pi|cli\.js)$/.test(script) || !script.includes("pi")) return [];
+	try {
+		return parseArgs(process.argv.slice(2)).extensions ?? [];
+	} catch {
+		return [];
+	}
+}
+
+/** Options for {@link discoverChildExtensions}. */
+export interface DiscoverChildExtensionsOptions {
+	/** The parent's cwd (discovery runs as pi would for the parent). */
+	cwd: string;
+	agentDir: string;
+	/** Whether the parent's session trusts the project: untrusted project extensions never load. */
+	projectTrusted: boolean;
+	/** Settings `childExtensions.exclude`. */
+	exclude: readonly string[];
+	/** Extra extension paths the host knows the parent loaded (SDK embedders). */
+	extraPaths?: readonly string[];
+}
+
+/** What the parent loaded, as paths children reload: cadre itself and excluded ones removed. */
+export interface ChildExtensionSet {
+	paths: string[];
+	/** Paths left out by `childExtensions.exclude`. */
+	excluded: string[];
+}
+
+/**
+ * The extensions a child loads: those pi discovers for the parent (settings, global and — when
+ * trusted — project extension directories, packages) plus the parent's `-e` paths, minus cadre
+ * itself, pi's built-in extensions and settings `childExtensions.exclude`. Run once per parent.
+ */
+export async function discoverChildExtensions(options: DiscoverChildExtensionsOptions): Promise<ChildExtensionSet> {
+	const settingsManager = SettingsManager.create(options.cwd, options.agentDir, { projectTrusted: options.projectTrusted });
+	const loader = new DefaultResourceLoader({
+		cwd: options.cwd,
+		agentDir: options.agentDir,
+		settingsManager,
+		additionalExtensionPaths: [...cliExtensionPaths(), ...(options.extraPaths ?? [])],
+		noSkills: true,
+		noPromptTemplates: true,
+		noThemes: true,
+		noContextFiles: true,
+	});
+	await loader.reload();
+	const self = realOrSelf(CADRE_EXTENSION_ENTRY);
+	const paths: string[] = [];
+	const excluded: string[] = [];
+	for (const extension of loader.getExtensions().extensions) {
+		const path = extension.resolvedPath || extension.path;
+		if (path.startsWith("builtin:") || path.startsWith("<") || !existsSync(path)) continue;
+		if (realOrSelf(path) === self) continue;
+		if (paths.includes(path)) continue;
+		if (extensionExcluded(path, options.exclude)) excluded.push(path);
+		else paths.push(path);
+	}
+	return { paths, excluded };
+}
+
+/** Decides whether a child may call a tool: null allows, a string is the refusal reason. */
+export type ToolGuard = (toolName: string) => string | null;
+
+/** A hand-built extension holding only the `tool_call` guard; it runs before every other handler. */
+function guardExtension(guard: ToolGuard): Extension {
+	const handler = async (...args: unknown[]) => {
+		const event = args[0] as { toolName: string };
+		const reason = guard(event.toolName);
+		return reason === null ? undefined : { block: true, reason };
+	};
+	return {
+		path: "<cadre:capability-guard>",
+		resolvedPath: "<cadre:capability-guard>",
+		hidden: true,
+		sourceInfo: { path: "<cadre:capability-guard>", source: "cadre", scope: "temporary", origin: "top-level" } as Extension["sourceInfo"],
+		handlers: new Map([["tool_call", [handler]]]),
+		tools: new Map(),
+		messageRenderers: new Map(),
+		commands: new Map(),
+		flags: new Map(),
+		shortcuts: new Map(),
+	};
+}
+
+/** A resource loader built from already-resolved data: no discovery per child. */
+function childResourceLoader(systemPrompt: string, skills: readonly Skill[], extensions: () => LoadExtensionsResult): ResourceLoader {
+	return {
+		getExtensions: extensions,
+		getSkills: () => ({ skills: [...skills], diagnostics: [] }),
+		getPrompts: () => ({ prompts: [], diagnostics: [] }),
+		getThemes: () => ({ themes: [], diagnostics: [] }),
+		getAgentsFiles: () => ({ agentsFiles: [] }),
+		getSystemPrompt: () => systemPrompt,
+		getSystemPromptSource: () => undefined,
+		getAppendSystemPrompt: () => [],
+		getAppendSystemPromptSources: () => [],
+		extendResources: () => {},
+		reload: async () => {},
+	};
+}
+
+/** Options for {@link createChildSession}. */
+export interface ChildSessionOptions {
+	/** The parent's model runtime (never a fresh one). */
+	modelRuntime: ModelRuntime;
+	/** `provider/id` of the resolved model. */
+	model: string;
+	/** The level the child runs with (`trace.reasoningEffort.applied`). */
+	thinkingLevel: ThinkingLevel;
+	/** Absolute working directory of the child. */
+	cwd: string;
+	agentDir: string;
+	/** The parent session's project trust. */
+	projectTrusted: boolean;
+	/** The assembled system prompt (spec 03); pi appends skills and `<cwd>`. */
+	systemPrompt: string;
+	/** The parent's loaded skills, for the child's own skills catalogue. */
+	skills: readonly Skill[];
+	/** The effective tool list. */
+	tools: readonly string[];
+	/** Extension files the child loads (from {@link discoverChildExtensions}). */
+	extensionPaths: readonly string[];
+	/** The call-time capability guard. */
+	guard: ToolGuard;
+	/** Directory the new transcript goes into. */
+	sessionDir: string;
+	/** A transcript to continue instead of starting a new one (resume). */
+	resumeFile?: string;
+}
+
+/** Usage totals of a child session. */
+export interface ChildUsage {
+	input: number;
+	output: number;
+	cacheRead: number;
+	cacheWrite: number;
+	cost: number;
+}
+
+/** The events a run observes, translated from pi's session events. */
+export type ChildEvent =
+	| { type: "turn_start"; turn: number }
+	| { type: "turn_end"; turn: number; toolCalls: number }
+	| { type: "tool_start"; toolName: string }
+	| { type: "tool_end"; toolName: string; isError: boolean }
+	| { type: "assistant"; text: string; stopReason: string; errorMessage: string | null };
+
+/** What a run holds of a child session: no pi type leaks past this adapter. */
+export interface ChildHandle {
+	/** The transcript path (the file exists once the first assistant message is written). */
+	transcript: string | null;
+	/** Subscribe to translated events; returns the unsubscribe function. */
+	subscribe(listener: (event: ChildEvent) => void): () => void;
+	/** Send the prompt and resolve when the child settles. */
+	run(prompt: string): Promise<void>;
+	/** Queue a steering message (after the current tool call). */
+	steer(text: string): Promise<void>;
+	/** Abort the active operation. */
+	abort(): Promise<void>;
+	/** The last assistant text, or null. */
+	lastText(): string | null;
+	usage(): ChildUsage;
+	/** Release the session and its extension runtime. */
+	dispose(): void;
+}
+
+function translate(event: AgentSessionEvent, turn: { n: number }): ChildEvent | null {
+	switch (event.type) {
+		case "turn_start":
+			turn.n++;
+			return { type: "turn_start", turn: turn.n };
+		case "turn_end":
+			return { type: "turn_end", turn: turn.n, toolCalls: event.toolResults.length };
+		case "tool_execution_start":
+			return { type: "tool_start", toolName: event.toolName };
+		case "tool_execution_end":
+			return { type: "tool_end", toolName: event.toolName, isError: event.isError };
+		case "message_end": {
+			const message = event.message as { role?: string; content?: unknown; stopReason?: string; errorMessage?: string };
+			if (message.role !== "assistant") return null;
+			const parts = Array.isArray(message.content) ? (message.content as { type: string; text?: string }[]) : [];
+			const text = parts
+				.filter((part) => part.type === "text")
+				.map((part) => part.text ?? "")
+				.join("");
+			return { type: "assistant", text, stopReason: message.stopReason ?? "stop", errorMessage: message.errorMessage ?? null };
+		}
+		default:
+			return null;
+	}
+}
+
+function splitModel(runtime: ModelRuntime, id: string) {
+	const slash = id.indexOf("/");
+	const provider = slash < 0 ? "" : id.slice(0, slash);
+	const modelId = slash < 0 ? id : id.slice(slash + 1);
+	const model = runtime.getModel(provider, modelId);
+	if (!model) throw new Error(`cadre: model ${id} is not known to the parent's model runtime.`);
+	return model;
+}
+
+/**
+ * Create a child `AgentSession` in-process: the parent's model runtime, the resolved model passed
+ * explicitly (also on resume), the assembled prompt with no context files of its own, the effective
+ * tools, the parent's extensions reloaded for the child (guard first), a persisted transcript.
+ */
+export async function createChildSession(options: ChildSessionOptions): Promise<ChildHandle> {
+	const model = splitModel(options.modelRuntime, options.model);
+	const settingsManager = SettingsManager.create(options.cwd, options.agentDir, { projectTrusted: options.projectTrusted });
+	const guard = guardExtension(options.guard);
+	let extensions: LoadExtensionsResult;
+	if (options.extensionPaths.length === 0) {
+		extensions = { extensions: [guard], errors: [], runtime: createExtensionRuntime() };
+	} else {
+		const loader = new DefaultResourceLoader({
+			cwd: options.cwd,
+			agentDir: options.agentDir,
+			settingsManager,
+			noExtensions: true,
+			additionalExtensionPaths: [...options.extensionPaths],
+			noSkills: true,
+			noPromptTemplates: true,
+			noThemes: true,
+			noContextFiles: true,
+			extensionsOverride: (base) => ({ ...base, extensions: [guard, ...base.extensions] }),
+		});
+		await loader.reload();
+		extensions = loader.getExtensions();
+	}
+	const sessionManager = options.resumeFile
+		? SessionManager.open(options.resumeFile, options.sessionDir, options.cwd)
+		: SessionManager.create(options.cwd, options.sessionDir);
+	const { session } = await createAgentSession({
+		cwd: options.cwd,
+		agentDir: options.agentDir,
+		modelRuntime: options.modelRuntime,
+		model,
+		thinkingLevel: options.thinkingLevel === "max" ? "xhigh" : options.thinkingLevel,
+		resourceLoader: childResourceLoader(options.systemPrompt, options.skills, () => extensions),
+		tools: [...options.tools],
+		sessionManager,
+		settingsManager,
+	});
+	if (options.extensionPaths.length > 0) await session.bindExtensions({});
+	return sessionHandle(session);
+}
+
+function sessionHandle(session: AgentSession): ChildHandle {
+	const turn = { n: 0 };
+	return {
+		transcript: session.sessionManager.getSessionFile() ?? null,
+		subscribe(listener) {
+			return session.subscribe((event) => {
+				const translated = translate(event, turn);
+				if (translated) listener(translated);
+			});
+		},
+		run: (prompt) => session.prompt(prompt),
+		async steer(text) {
+			await session.steer(text);
+		},
+		abort: () => session.abort(),
+		lastText: () => session.getLastAssistantText() ?? null,
+		usage() {
+			const stats = session.getSessionStats();
+			return {
+				input: stats.tokens.input,
+				output: stats.tokens.output,
+				cacheRead: stats.tokens.cacheRead,
+				cacheWrite: stats.tokens.cacheWrite,
+				cost: stats.cost,
+			};
+		},
+		dispose: () => session.dispose(),
+	};
+}
+
+/** Where a parent's children keep their transcripts (spec 04 "Transcripts"). */
+export function transcriptDir(ctx: ExtensionContext, agentDir: string): string {
+	const file = ctx.sessionManager.getSessionFile();
+	if (file) return join(ctx.sessionManager.getSessionDir(), "cadre", ctx.sessionManager.getSessionId());
+	return join(agentDir, "cadre", "transcripts");
+}
