@@ -41,6 +41,12 @@ export interface ParentFacts {
 	 * (spec 04 "Tools a child can have").
 	 */
 	toolUniverse: string[];
+	/**
+	 * The git repository root of the parent's cwd, when the host knows it (null: not a repository).
+	 * Used only to refuse a request `cwd` outside the repository under worktree isolation; when
+	 * undefined that check is skipped.
+	 */
+	repoRoot?: string | null;
 }
 
 /** The answer of the model catalog for one name. */
@@ -110,7 +116,8 @@ export interface EffectiveConfig {
 	definition: { name: string; source: string };
 }
 
-export type Layer = "request" | "role" | "persona" | "pin" | "definition" | "parent" | "default";
+/** `resume`: the value was reused from the stored config of the run being resumed. */
+export type Layer = "request" | "role" | "persona" | "pin" | "definition" | "parent" | "default" | "resume";
 
 export type CandidateOutcome = "not-named" | "overridden" | "invalid" | "unresolvable";
 
