@@ -4,6 +4,152 @@
  * your own.
  */
 
+// ── Models ──
+// The model catalog resolution consults (spec 02 "Models"): a synchronous snapshot over pi's
+// ModelRuntime (models.json in the agent dir, pi's built-in catalog, credentials from pi's auth
+// and the environment; never the network). Names resolve through pi's own `--model` resolver,
+// with two differences: the model must have credentials, and an id pi would synthesize for a
+// known provider ("Using custom model id") counts as unknown. The runtime reuses
+// `catalogFromRuntime` with the parent session's live ModelRuntime.
+
+import { join as joinPath } from "node:path";
+import { clampThinkingLevel } from "@earendil-works/pi-ai/models";
+import {
+	ModelRuntime as PiModelRuntime,
+	resolveCliModel,
+	SettingsManager as PiSettingsManager,
+} from "@earendil-works/pi-coding-agent";
+import { normalizeThinking, type ThinkingLevel as CadreThinkingLevel } from "../core/values.ts";
+import type { ModelCatalog, ModelLookup } from "../resolve/types.ts";
+
+/** pi's built-in default thinking level (`DEFAULT_THINKING_LEVEL` in pi's core/defaults). */
+export const PI_DEFAULT_THINKING_LEVEL: CadreThinkingLevel = "medium";
+
+/** How many close matches a failed lookup lists. */
+const CLOSEST_LIMIT = 3;
+
+export interface ModelCatalogOptions {
+	/** pi's agent dir: `auth.json` and `models.json` are read from it. */
+	agentDir: string;
+	/** A live ModelRuntime to reuse (the parent session's); created offline from agentDir when absent. */
+	runtime?: PiModelRuntime;
+}
+
+/** Builds the catalog for the agent dir (or over a given runtime). Never reaches the network. */
+export async function createModelCatalog(options: ModelCatalogOptions): Promise<ModelCatalog> {
+	const runtime =
+		options.runtime ??
+		(await PiModelRuntime.create({
+			authPath: joinPath(options.agentDir, "auth.json"),
+			modelsPath: joinPath(options.agentDir, "models.json"),
+			allowModelNetwork: false,
+		}));
+	return catalogFromRuntime(runtime);
+}
+
+/** Edit distance, for "closest available models". */
+function editDistance(a: string, b: string): number {
+	let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+	for (let i = 1; i <= a.length; i++) {
+		const current = [i];
+		for (let j = 1; j <= b.length; j++) {
+			const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+			current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
+		}
+		previous = current;
+	}
+	return previous[b.length] ?? 0;
+}
+
+/** The available models closest to `name`: containing it first, then by edit distance on the id. */
+export function closestModels(name: string, available: readonly string[], limit = CLOSEST_LIMIT): string[] {
+	const wanted = name.toLowerCase();
+	const bare = wanted.includes("/") ? wanted.slice(wanted.indexOf("/") + 1) : wanted;
+	return available
+		.map((full) => {
+			const lower = full.toLowerCase();
+			const id = lower.slice(lower.indexOf("/") + 1);
+			const contains = lower.includes(bare) || bare.includes(id);
+			return { full, score: (contains ? 0 : 1000) + Math.min(editDistance(bare, id), editDistance(wanted, lower)) };
+		})
+		.sort((a, b) => a.score - b.score || a.full.localeCompare(b.full))
+		.slice(0, limit)
+		.map((entry) => entry.full);
+}
+
+/** A catalog over a ModelRuntime. Lookups are memoized, so resolution stays cheap and stable. */
+export function catalogFromRuntime(runtime: PiModelRuntime): ModelCatalog {
+	const available = runtime.getAvailableSnapshot().map((model) => `${model.provider}/${model.id}`);
+	const availableSet = new Set(available);
+	const memo = new Map<string, ModelLookup>();
+	const fail = (name: string, reason: "unknown" | "no-credentials", message: string): ModelLookup => ({
+		ok: false,
+		reason,
+		message,
+		closest: closestModels(name, available),
+	});
+	const lookupOnce = (name: string): ModelLookup => {
+		const result = resolveCliModel({ cliModel: name, modelRuntime: runtime });
+		if (!result.model) return fail(name, "unknown", (result.error ?? `model "${name}" not found`).replace(/ Use --list-models[^.]*\./, ""));
+		const { provider, id } = result.model;
+		if (!runtime.getModel(provider, id)) {
+			return fail(name, "unknown", `"${id}" is not a model of provider "${provider}" (pi would invent a custom model id)`);
+		}
+		const full = `${provider}/${id}`;
+		if (!availableSet.has(full) && !runtime.hasConfiguredAuth(provider)) {
+			return fail(name, "no-credentials", `${full} has no credentials (log in with pi or set the provider's API key)`);
+		}
+		return { ok: true, id: full };
+	};
+	return {
+		lookup(name) {
+			let found = memo.get(name);
+			if (!found) {
+				found = lookupOnce(name);
+				memo.set(name, found);
+			}
+			return found;
+		},
+		clampThinking(fullId, level) {
+			const slash = fullId.indexOf("/");
+			const model = slash < 0 ? undefined : runtime.getModel(fullId.slice(0, slash), fullId.slice(slash + 1));
+			return model ? (clampThinkingLevel(model, level) as CadreThinkingLevel) : level;
+		},
+	};
+}
+
+/** pi's configured defaults for a parent without a session (the CLI). */
+export interface PiDefaults {
+	/** `provider/model` (or the bare model) from `defaultProvider`/`defaultModel`, or null. */
+	model: string | null;
+	/** `defaultThinkingLevel`, else pi's built-in default. */
+	thinking: CadreThinkingLevel;
+}
+
+/**
+ * Reads pi's `settings.json` (`<agentDir>/settings.json`, plus the project's `.pi/settings.json`
+ * only when the project is trusted — what pi itself would use in `cwd`).
+ */
+export function piDefaults(options: { agentDir: string; cwd: string; projectTrusted: boolean }): PiDefaults {
+	const settings = PiSettingsManager.create(options.cwd, options.agentDir, { projectTrusted: options.projectTrusted });
+	const provider = settings.getDefaultProvider();
+	const model = settings.getDefaultModel();
+	return {
+		model: model ? (provider ? `${provider}/${model}` : model) : null,
+		thinking: normalizeThinking(settings.getDefaultThinkingLevel()) ?? PI_DEFAULT_THINKING_LEVEL,
+	};
+}
+
+/** pi's configured default model (`defaultProvider/defaultModel`), or null. */
+export function defaultParentModel(agentDir: string, cwd: string = agentDir): string | null {
+	return piDefaults({ agentDir, cwd, projectTrusted: false }).model;
+}
+
+/** pi's configured default thinking level, else pi's built-in default. */
+export function defaultThinkingLevel(agentDir: string, cwd: string = agentDir): CadreThinkingLevel {
+	return piDefaults({ agentDir, cwd, projectTrusted: false }).thinking;
+}
+
 // ── Sessions ──
 // Child sessions in the parent's process (spec 04 "In-process children"): version check, the
 // parent's model runtime, the extension set children load, the call-time capability guard, and a
