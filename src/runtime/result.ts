@@ -1,0 +1,144 @@
+/**
+ * Results (spec 04 "Results"): what a run reports to the parent — status, the final text capped at
+ * `maxResultChars` with a pointer to the transcript, usage, tool uses, turns, duration, transcript,
+ * isolation report and the requested-vs-used block — plus the completion notification text and
+ * the progress report of a timed-out wait.
+ */
+import type { RunRecord } from "./runs.ts";
+
+/** One request value next to the value the run used. */
+export interface RequestedVsUsed {
+	field: string;
+	requested: unknown;
+	used: unknown;
+	/** Why they differ (ignored, invalid, unresolvable), or null when the request won. */
+	note: string | null;
+}
+
+/** The structured result (tool `details`, service answers, `--json`). */
+export interface RunResult {
+	id: string;
+	type: string;
+	description: string;
+	status: RunRecord["state"];
+	text: string | null;
+	truncated: boolean;
+	error: string | null;
+	usage: RunRecord["usage"];
+	toolUses: number;
+	turns: number;
+	durationMs: number | null;
+	transcript: string | null;
+	isolation: RunRecord["isolation"];
+	limitReached: boolean;
+	model: string | null;
+	thinking: string | null;
+	capabilityMode: string | null;
+	persona: string | null;
+	tools: string[];
+	requestedVsUsed: RequestedVsUsed[];
+}
+
+/** Request values and what was used, from the trace and the resolver's `ignored` list. */
+export function requestedVsUsed(run: RunRecord): RequestedVsUsed[] {
+	const rows: RequestedVsUsed[] = [];
+	for (const [field, entry] of Object.entries(run.trace)) {
+		if (!entry) continue;
+		const used = field === "reasoningEffort" && entry.applied !== undefined ? entry.applied : entry.value;
+		if (entry.layer === "request") {
+			rows.push({ field, requested: entry.value, used, note: used === entry.value ? null : "clamped for the model" });
+			continue;
+		}
+		const fromRequest = entry.candidates.find((candidate) => candidate.layer === "request" && candidate.outcome !== "not-named");
+		if (fromRequest) rows.push({ field, requested: fromRequest.value, used, note: fromRequest.outcome });
+	}
+	for (const ignored of run.ignored) {
+		rows.push({ field: ignored.key, requested: ignored.requested, used: null, note: `ignored: ${ignored.reason}` });
+	}
+	return rows;
+}
+
+/** The structured result of a run, its text capped at `maxResultChars`. */
+export function runResult(run: RunRecord, maxResultChars: number): RunResult {
+	const full = run.text ?? "";
+	const truncated = full.length > maxResultChars;
+	const text = truncated
+		? `${full.slice(0, maxResultChars)}\n[… ${full.length - maxResultChars} more characters; the full text is in the transcript ${run.transcript ?? "(not persisted)"}]`
+		: run.text;
+	return {
+		id: run.id,
+		type: run.type,
+		description: run.description,
+		status: run.state,
+		text,
+		truncated,
+		error: run.error,
+		usage: { ...run.usage },
+		toolUses: run.toolUses,
+		turns: run.turns,
+		durationMs: run.startedAt === null ? null : (run.endedAt ?? Date.now()) - run.startedAt,
+		transcript: run.transcript,
+		isolation: run.isolation,
+		limitReached: run.limitReached,
+		model: run.config.model,
+		thinking: (run.trace.reasoningEffort?.applied as string | undefined) ?? run.config.reasoningEffort,
+		capabilityMode: run.config.capabilityMode,
+		persona: run.config.persona,
+		tools: [...run.config.tools],
+		requestedVsUsed: requestedVsUsed(run),
+	};
+}
+
+function show(value: unknown): string {
+	return value === null || value === undefined ? "none" : typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** `12.3k in / 456 out, $0.0012` */
+export function formatUsage(usage: RunRecord["usage"]): string {
+	const n = (value: number) => (value >= 1000 ? `${(value / 1000).toFixed(1)}k` : String(value));
+	const cache = usage.cacheRead || usage.cacheWrite ? `, cache ${n(usage.cacheRead)} read / ${n(usage.cacheWrite)} write` : "";
+	return `${n(usage.input)} in / ${n(usage.output)} out${cache}, $${usage.cost.toFixed(4)}`;
+}
+
+/** The text the parent model reads for a finished run. */
+export function formatResult(result: RunResult): string {
+	const lines = [
+		`Sub-agent ${result.id} (${result.type}: ${result.description}) ${result.status}${result.limitReached ? " at its max_turns limit" : ""}.`,
+	];
+	if (result.error) lines.push(`Error: ${result.error}`);
+	lines.push(
+		`Model ${show(result.model)}, thinking ${show(result.thinking)}, capability ${show(result.capabilityMode)}${result.persona ? `, persona ${result.persona}` : ""}; tools: ${result.tools.join(", ") || "none"}.`,
+	);
+	lines.push(
+		`${result.turns} turns, ${result.toolUses} tool uses, ${result.durationMs === null ? "not started" : `${(result.durationMs / 1000).toFixed(1)}s`}, ${formatUsage(result.usage)}.`,
+	);
+	if (result.transcript) lines.push(`Transcript: ${result.transcript}`);
+	if (result.isolation) lines.push(`Isolation: ${JSON.stringify(result.isolation)}`);
+	const differing = result.requestedVsUsed.filter((row) => row.note !== null);
+	if (result.requestedVsUsed.length > 0) {
+		lines.push(
+			`Requested vs used: ${result.requestedVsUsed.map((row) => `${row.field} ${show(row.requested)} → ${show(row.used)}${row.note ? ` (${row.note})` : ""}`).join("; ")}.`,
+		);
+	}
+	if (differing.length === 0 && result.requestedVsUsed.length === 0) lines.push("Requested vs used: nothing requested beyond the prompt.");
+	lines.push("", result.text ?? "(no final text)");
+	return lines.join("\n");
+}
+
+/** The completion notification: id, status, a ≤ 500-character preview, usage, transcript. */
+export function notificationText(run: RunRecord): string {
+	const text = run.text ?? run.error ?? "";
+	const preview = text.length > 500 ? `${text.slice(0, 499)}…` : text;
+	return [
+		`Background sub-agent ${run.id} (${run.type}: ${run.description}) ${run.state}.`,
+		`Usage: ${formatUsage(run.usage)}. Transcript: ${run.transcript ?? "not persisted"}.`,
+		`Preview: ${preview || "(no text)"}`,
+		`Call get_subagent_result with agent_id "${run.id}" for the full result.`,
+	].join("\n");
+}
+
+/** The progress report of a wait that timed out (the run keeps going). */
+export function progressText(run: RunRecord, now: number = Date.now()): string {
+	const since = ((now - run.lastEventAt) / 1000).toFixed(1);
+	return `Sub-agent ${run.id} is still ${run.state}: ${run.activity}, ${run.turns} turns, ${run.toolUses} tool uses, last event ${since}s ago. It keeps running; wait again or steer it.`;
+}

@@ -1,0 +1,413 @@
+/**
+ * Runs (spec 04 "Runs"): one record per spawned child, its states (queued → running → completed |
+ * failed | aborted | stopped), the FIFO limiter for background runs, stop/steer/wait, the turn
+ * ceiling, lifecycle events and the isolation hooks around every run. Host-neutral: the child
+ * session comes from the plan's `createChild`, events go to the injected `emit`.
+ */
+import type { Diagnostic } from "../core/diagnostics.ts";
+import type { EffectiveConfig, IgnoredRequestValue, Trace } from "../resolve/types.ts";
+import { createLimiter } from "./limiter.ts";
+import type { ChildEvent, ChildHandle, ChildUsage } from "./pi-sdk.ts";
+
+export type RunState = "queued" | "running" | "completed" | "failed" | "aborted" | "stopped";
+export type TerminalState = Exclude<RunState, "queued" | "running">;
+
+/** What the isolation step reports into the result (owned by the isolation area; opaque here). */
+export type IsolationReport = Record<string, unknown>;
+
+/**
+ * The one place isolation plugs into a run: `prepare` runs before the child session is created and
+ * may refuse the spawn (throw); `finish` runs after any terminal state and its report goes into
+ * the result.
+ */
+export interface IsolationHooks {
+	/** Returns the absolute cwd the child must use instead of the planned one, or null. */
+	prepare(run: RunRecord): Promise<{ cwd: string | null; report: IsolationReport | null }>;
+	finish(run: RunRecord, state: TerminalState): Promise<IsolationReport | null>;
+}
+
+/** No isolation: effective `isolation: worktree` runs this no-op until the worktree hook exists. */
+export const noIsolation: IsolationHooks = {
+	prepare: async () => ({ cwd: null, report: null }),
+	finish: async () => null,
+};
+
+/** Everything a run needs, decided before it is created (resolution, prompt, child factory). */
+export interface SpawnPlan {
+	/** Canonical type name. */
+	type: string;
+	description: string;
+	prompt: string;
+	config: EffectiveConfig;
+	trace: Partial<Trace>;
+	ignored: IgnoredRequestValue[];
+	diagnostics: Diagnostic[];
+	/** Absolute cwd the child starts in (before isolation). */
+	cwd: string;
+	/** The run this one resumes, or null. */
+	resumeOf: string | null;
+	/** Creates the child session in `cwd` (continuing `resumeFile` when set). */
+	createChild(run: RunRecord, cwd: string, resumeFile: string | null): Promise<ChildHandle>;
+}
+
+/** One run, as `/subagents`, results and the service see it. Mutated only by this module. */
+export interface RunRecord {
+	id: string;
+	type: string;
+	description: string;
+	prompt: string;
+	background: boolean;
+	state: RunState;
+	config: EffectiveConfig;
+	trace: Partial<Trace>;
+	ignored: IgnoredRequestValue[];
+	diagnostics: Diagnostic[];
+	resumeOf: string | null;
+	createdAt: number;
+	startedAt: number | null;
+	endedAt: number | null;
+	lastEventAt: number;
+	/** What the child is doing now ("thinking", "tool read", …). */
+	activity: string;
+	turns: number;
+	toolUses: number;
+	usage: ChildUsage;
+	/** The child's final text (uncapped; results cap it). */
+	text: string | null;
+	error: string | null;
+	transcript: string | null;
+	isolation: IsolationReport | null;
+	/** The `max_turns` ceiling ended the run. */
+	limitReached: boolean;
+	/** The parent fetched the result (suppresses the notification). */
+	fetched: boolean;
+	/** The completion notification went out. */
+	notified: boolean;
+}
+
+/** Progress a foreground run streams to its tool call. */
+export type ProgressListener = (run: RunRecord, event: ChildEvent) => void;
+
+/** Lifecycle event names on pi's event bus (spec 04 "Operator control"). */
+export type LifecycleEvent = "cadre:created" | "cadre:started" | "cadre:completed" | "cadre:failed" | "cadre:steered";
+
+/** Options for {@link createRunRegistry}. */
+export interface RunRegistryOptions {
+	/** Settings `maxConcurrent` (background runs at once). */
+	maxConcurrent: number;
+	/** Emits a lifecycle event; payloads are plain copies. */
+	emit(event: LifecycleEvent, payload: Record<string, unknown>): void;
+	/** Called once per run when it reaches a terminal state (after isolation finished). */
+	onTerminal?(run: RunRecord): void;
+	isolation?: IsolationHooks;
+	/** Warning sent to the child two turns before `max_turns`. */
+	turnWarning?(remaining: number): string;
+}
+
+/** The registry of one parent session's runs. */
+export interface RunRegistry {
+	/**
+	 * Create a run from a plan. Isolation `prepare` runs first (a throw refuses the spawn).
+	 * Foreground runs start at once; background runs queue in the limiter. `done` settles when
+	 * the run is terminal.
+	 */
+	spawn(plan: SpawnPlan, options: { background: boolean; signal?: AbortSignal; onProgress?: ProgressListener; resumeFile?: string | null }): Promise<{ run: RunRecord; done: Promise<RunRecord> }>;
+	get(id: string): RunRecord | undefined;
+	list(): RunRecord[];
+	/** Stop a queued or running run (recorded as stopped; wins any race with finishing). */
+	stop(id: string): Promise<RunRecord | undefined>;
+	/** Steer a run: delivered after its current tool call, buffered while queued. */
+	steer(id: string, message: string): Promise<RunRecord>;
+	/** Wait for a run to be terminal; resolves null when `timeoutMs` passes first (never stops it). */
+	wait(id: string, timeoutMs: number | null, signal?: AbortSignal): Promise<RunRecord | null>;
+	/** Stop every queued and running run (parent session end). */
+	stopAll(): Promise<void>;
+	setMaxConcurrent(max: number): void;
+}
+
+interface Internal {
+	record: RunRecord;
+	child: ChildHandle | null;
+	stopRequested: boolean;
+	aborted: boolean;
+	buffered: string[];
+	cancelQueued: (() => boolean) | null;
+	done: Promise<RunRecord>;
+	resolveDone: (run: RunRecord) => void;
+	finished: boolean;
+	plan: SpawnPlan;
+	cwd: string;
+	resumeFile: string | null;
+	onProgress: ProgressListener | undefined;
+}
+
+const ZERO_USAGE: ChildUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+
+/** A short id that is a valid git ref component: `<type>-<base36>`. */
+export function newRunId(type: string, taken: (id: string) => boolean): string {
+	const slug =
+		type
+			.toLowerCase()
+			.replace(/[^a-z0-9-]+/g, "-")
+			.replace(/^-+|-+$/g, "")
+			.slice(0, 24) || "agent";
+	for (;;) {
+		const id = `${slug}-${Math.random().toString(36).slice(2, 8)}`;
+		if (!taken(id)) return id;
+	}
+}
+
+/** A by-value payload for lifecycle events. */
+export function eventPayload(run: RunRecord): Record<string, unknown> {
+	return {
+		id: run.id,
+		type: run.type,
+		description: run.description,
+		status: run.state,
+		background: run.background,
+		model: run.config.model,
+		capabilityMode: run.config.capabilityMode,
+		persona: run.config.persona,
+		tools: [...run.config.tools],
+		turns: run.turns,
+		toolUses: run.toolUses,
+		usage: { ...run.usage },
+		transcript: run.transcript,
+		error: run.error,
+		resumeOf: run.resumeOf,
+	};
+}
+
+/** Create the run registry of one parent session. */
+export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
+	const runs = new Map<string, Internal>();
+	const limiter = createLimiter(options.maxConcurrent);
+	const isolation = options.isolation ?? noIsolation;
+	const warning =
+		options.turnWarning ??
+		((remaining: number) =>
+			`[cadre] You have ${remaining} turns left before your turn limit. Finish your work and give your final answer now.`);
+
+	const finish = async (internal: Internal, state: TerminalState, error: string | null) => {
+		if (internal.finished) return;
+		internal.finished = true;
+		const run = internal.record;
+		// A user stop wins any race with a finishing run.
+		const final: TerminalState = internal.stopRequested ? "stopped" : state;
+		if (internal.child) {
+			run.usage = internal.child.usage();
+			run.text = internal.child.lastText();
+			run.transcript = internal.child.transcript ?? run.transcript;
+			try {
+				internal.child.dispose();
+			} catch {
+				// disposing a failed session must not hide the result
+			}
+			internal.child = null;
+		}
+		run.error = final === "stopped" ? (error ?? "stopped by the user or the parent session") : error;
+		try {
+			run.isolation = (await isolation.finish(run, final)) ?? run.isolation;
+		} catch (cause) {
+			run.isolation = { ...(run.isolation ?? {}), error: cause instanceof Error ? cause.message : String(cause) };
+		}
+		run.state = internal.stopRequested ? "stopped" : final;
+		run.endedAt = Date.now();
+		run.activity = run.state;
+		options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run));
+		options.onTerminal?.(run);
+		internal.resolveDone(run);
+	};
+
+	const execute = async (internal: Internal, release: (() => void) | null) => {
+		const run = internal.record;
+		if (internal.stopRequested || internal.finished) {
+			release?.();
+			return;
+		}
+		run.state = "running";
+		run.startedAt = Date.now();
+		run.lastEventAt = run.startedAt;
+		run.activity = "starting";
+		options.emit("cadre:started", eventPayload(run));
+		let state: TerminalState = "completed";
+		let error: string | null = null;
+		try {
+			const child = await internal.plan.createChild(run, internal.cwd, internal.resumeFile);
+			internal.child = child;
+			run.transcript = child.transcript;
+			if (internal.stopRequested || internal.aborted) {
+				await finish(internal, internal.aborted ? "aborted" : "stopped", null);
+				return;
+			}
+			const maxTurns = run.config.maxTurns;
+			let lastAssistant: { stopReason: string; errorMessage: string | null } | null = null;
+			const unsubscribe = child.subscribe((event) => {
+				run.lastEventAt = Date.now();
+				switch (event.type) {
+					case "turn_start":
+						run.turns = event.turn;
+						run.activity = "thinking";
+						if (event.turn === 1) for (const message of internal.buffered.splice(0)) void child.steer(message);
+						break;
+					case "turn_end":
+						if (maxTurns !== null && event.toolCalls > 0) {
+							if (event.turn === maxTurns - 2) void child.steer(warning(2));
+							if (event.turn >= maxTurns) {
+								run.limitReached = true;
+								void child.abort();
+							}
+						}
+						break;
+					case "tool_start":
+						run.toolUses++;
+						run.activity = `tool ${event.toolName}`;
+						break;
+					case "assistant":
+						lastAssistant = event;
+						break;
+					default:
+						break;
+				}
+				internal.onProgress?.(run, event);
+			});
+			try {
+				await child.run(run.prompt);
+			} finally {
+				unsubscribe();
+			}
+			const last = lastAssistant as { stopReason: string; errorMessage: string | null } | null;
+			if (internal.aborted) state = "aborted";
+			else if (internal.stopRequested) state = "stopped";
+			else if (run.limitReached) state = "completed";
+			else if (last?.stopReason === "error") {
+				state = "failed";
+				error = last.errorMessage ?? "the model request failed";
+			} else if (last?.stopReason === "aborted") state = "aborted";
+		} catch (cause) {
+			state = internal.aborted ? "aborted" : "failed";
+			error = cause instanceof Error ? cause.message : String(cause);
+		} finally {
+			release?.();
+		}
+		await finish(internal, state, error);
+	};
+
+	const registry: RunRegistry = {
+		async spawn(plan, spawnOptions) {
+			const now = Date.now();
+			const record: RunRecord = {
+				id: newRunId(plan.type, (id) => runs.has(id)),
+				type: plan.type,
+				description: plan.description,
+				prompt: plan.prompt,
+				background: spawnOptions.background,
+				state: "queued",
+				config: plan.config,
+				trace: plan.trace,
+				ignored: plan.ignored,
+				diagnostics: plan.diagnostics,
+				resumeOf: plan.resumeOf,
+				createdAt: now,
+				startedAt: null,
+				endedAt: null,
+				lastEventAt: now,
+				activity: "queued",
+				turns: 0,
+				toolUses: 0,
+				usage: { ...ZERO_USAGE },
+				text: null,
+				error: null,
+				transcript: spawnOptions.resumeFile ?? null,
+				isolation: null,
+				limitReached: false,
+				fetched: false,
+				notified: false,
+			};
+			const prepared = await isolation.prepare(record);
+			record.isolation = prepared.report;
+			let resolveDone: (run: RunRecord) => void = () => {};
+			const done = new Promise<RunRecord>((resolve) => {
+				resolveDone = resolve;
+			});
+			const internal: Internal = {
+				record,
+				child: null,
+				stopRequested: false,
+				aborted: false,
+				buffered: [],
+				cancelQueued: null,
+				done,
+				resolveDone,
+				finished: false,
+				plan,
+				cwd: prepared.cwd ?? plan.cwd,
+				resumeFile: spawnOptions.resumeFile ?? null,
+				onProgress: spawnOptions.onProgress,
+			};
+			runs.set(record.id, internal);
+			options.emit("cadre:created", eventPayload(record));
+			const signal = spawnOptions.signal;
+			if (signal) {
+				const onAbort = () => {
+					if (internal.finished) return;
+					internal.aborted = true;
+					if (internal.child) void internal.child.abort();
+					else if (internal.cancelQueued?.()) void finish(internal, "aborted", "aborted by the parent");
+				};
+				if (signal.aborted) onAbort();
+				else signal.addEventListener("abort", onAbort, { once: true });
+				void done.then(() => signal.removeEventListener("abort", onAbort));
+			}
+			if (spawnOptions.background) {
+				internal.cancelQueued = limiter.enqueue(record.id, (release) => void execute(internal, release));
+			} else if (!internal.finished) {
+				void execute(internal, null);
+			}
+			return { run: record, done };
+		},
+		get: (id) => runs.get(id)?.record,
+		list: () => [...runs.values()].map((internal) => internal.record),
+		async stop(id) {
+			const internal = runs.get(id);
+			if (!internal) return undefined;
+			if (internal.finished) return internal.record;
+			internal.stopRequested = true;
+			if (internal.record.state === "queued" && internal.cancelQueued?.()) {
+				await finish(internal, "stopped", null);
+				return internal.record;
+			}
+			if (internal.child) await internal.child.abort();
+			return internal.done;
+		},
+		async steer(id, message) {
+			const internal = runs.get(id);
+			if (!internal) throw new Error(`No sub-agent run with id ${id}. Use /subagents to list runs.`);
+			const run = internal.record;
+			if (internal.finished) throw new Error(`Run ${id} is already ${run.state}; steer only reaches queued or running runs (resume it instead).`);
+			if (internal.child && run.state === "running") await internal.child.steer(message);
+			else internal.buffered.push(message);
+			options.emit("cadre:steered", { ...eventPayload(run), message, buffered: !internal.child });
+			return run;
+		},
+		async wait(id, timeoutMs, signal) {
+			const internal = runs.get(id);
+			if (!internal) throw new Error(`No sub-agent run with id ${id}.`);
+			if (internal.finished) return internal.record;
+			const waits: Promise<RunRecord | null>[] = [internal.done];
+			let timer: NodeJS.Timeout | undefined;
+			if (timeoutMs !== null) waits.push(new Promise((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs))));
+			if (signal) waits.push(new Promise((resolve) => signal.addEventListener("abort", () => resolve(null), { once: true })));
+			try {
+				return await Promise.race(waits);
+			} finally {
+				if (timer) clearTimeout(timer);
+			}
+		},
+		async stopAll() {
+			await Promise.all([...runs.keys()].map((id) => registry.stop(id)));
+		},
+		setMaxConcurrent: (max) => limiter.setMax(max),
+	};
+	return registry;
+}
