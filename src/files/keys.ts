@@ -1,0 +1,349 @@
+/**
+ * The keys of definitions, roles and personas (spec 01): which keys each kind has, their synonyms,
+ * how a raw value becomes a canonical one, and the diagnostics for everything else. One function,
+ * `validateLayer`, turns positioned raw fields into an entry layer's keys, rejected values and body.
+ */
+import type { Diagnostic, DiagnosticCode, Severity } from "../core/diagnostics.ts";
+import {
+	CAPABILITY_MODES,
+	IO_TYPES,
+	ISOLATION_MODES,
+	isInherit,
+	nameKey,
+	normalizeCapability,
+	normalizeIoType,
+	normalizeIsolation,
+	normalizeThinking,
+	THINKING_LEVELS,
+} from "../core/values.ts";
+import { checkConfined } from "./read-confined.ts";
+import type { Pos, RawField, RawValue } from "./raw.ts";
+import { suggestKey } from "./suggest.ts";
+import type { EntryKind, EntryLayer, FileRef, IoSpec, Rejected, Sourced } from "./types.ts";
+
+/** Where a layer was written and what its relative paths resolve against. */
+export interface LayerContext {
+	kind: EntryKind;
+	/** Display path of the file diagnostics point at. */
+	file: string;
+	/** Prefix of every source: the display path for files, `settings:<path>` for inline entries. */
+	sourcePrefix: string;
+	/** The name of the entry (file stem or settings key), for `name` checks and messages. */
+	name: string;
+	/** Directory `prompt_file` / `instructions_file` resolve against. */
+	baseDir: string;
+	/** The scope root those files must stay inside. */
+	root: string;
+	/** `prompt` (role) / `instructions` (persona) carry the text in TOML files and settings. */
+	textInKeys: boolean;
+}
+
+export interface ValidatedLayer<K extends EntryKind> {
+	keys: EntryLayer<K>["keys"];
+	invalid: EntryLayer<K>["invalid"];
+	/** Text from `prompt` / `instructions` (TOML and settings only). */
+	text: Sourced<string> | null;
+	/** True when the whole layer must be skipped (`name-mismatch`). */
+	skip: boolean;
+	diagnostics: Diagnostic[];
+}
+
+type Checked = { ok: true; value: unknown } | { ok: false; message: string; hint?: string } | { ok: "unset" };
+
+type Checker = (raw: RawValue, ctx: LayerContext, diagnostics: Diagnostic[]) => Checked;
+
+const BOOLEAN: Checker = (raw) =>
+	typeof raw.value === "boolean" ? { ok: true, value: raw.value } : { ok: false, message: "expects true or false" };
+
+const TEXT: Checker = (raw) => {
+	if (typeof raw.value === "string") return raw.value.trim() === "" ? { ok: "unset" } : { ok: true, value: raw.value.trim() };
+	if (typeof raw.value === "number") return { ok: true, value: String(raw.value) };
+	return { ok: false, message: "expects text" };
+};
+
+const MODEL: Checker = (raw, ctx, diagnostics) => (isInherit(raw.value) ? { ok: "unset" } : TEXT(raw, ctx, diagnostics));
+
+function enumChecker(normalise: (raw: unknown) => string | null, allowed: readonly string[], inherit = false): Checker {
+	return (raw) => {
+		if (inherit && isInherit(raw.value)) return { ok: "unset" };
+		const value = normalise(raw.value);
+		return value === null
+			? { ok: false, message: `is not one of ${allowed.join(", ")}${inherit ? ", inherit" : ""}` }
+			: { ok: true, value };
+	};
+}
+
+const CAPABILITY = enumChecker(normalizeCapability, CAPABILITY_MODES);
+const ISOLATION = enumChecker(normalizeIsolation, ISOLATION_MODES);
+const THINKING = enumChecker(normalizeThinking, THINKING_LEVELS, true);
+
+const MAX_TURNS: Checker = (raw) =>
+	typeof raw.value === "number" && Number.isInteger(raw.value) && raw.value >= 2
+		? { ok: true, value: raw.value }
+		: { ok: false, message: "expects a whole number of at least 2" };
+
+const TOOLS: Checker = (raw) => {
+	let names: unknown[];
+	if (typeof raw.value === "string") {
+		const word = raw.value.trim().toLowerCase();
+		if (word === "all" || word === "none") return { ok: true, value: word };
+		names = raw.value.split(",");
+		if (names.every((n) => String(n).trim() === "")) return { ok: "unset" };
+	} else if (Array.isArray(raw.value)) {
+		names = raw.value;
+		if (names.length === 0) {
+			return { ok: false, message: "is an empty list", hint: "write `none` for no tools, or remove the key to use the parent's tools" };
+		}
+	} else {
+		return { ok: false, message: "expects a list or a comma-separated string of tool names, `all` or `none`" };
+	}
+	const out: string[] = [];
+	for (const name of names) {
+		if (typeof name !== "string" || name.trim() === "") return { ok: false, message: "has an entry that is not a tool name" };
+		const trimmed = name.trim();
+		if (/^(all|none)$/i.test(trimmed)) {
+			return { ok: false, message: `mixes \`${trimmed}\` with tool names`, hint: `write \`${trimmed.toLowerCase()}\` alone` };
+		}
+		if (!out.includes(trimmed)) out.push(trimmed);
+	}
+	return { ok: true, value: out };
+};
+
+function fileChecker(): Checker {
+	return (raw, ctx, diagnostics) => {
+		if (typeof raw.value !== "string" || raw.value.trim() === "") return { ok: false, message: "expects a file path" };
+		const ref: FileRef = { written: raw.value.trim(), baseDir: ctx.baseDir, root: ctx.root, declaredIn: ctx.file };
+		const checked = checkConfined(ref);
+		if (!checked.ok) {
+			// Reported, never dropped: the file is read again at spawn time (spec 01).
+			const severity: Severity = checked.code === "missing-file" && ctx.kind === "role" ? "warning" : "error";
+			const hint =
+				checked.code === "path-escape"
+					? "keep the file inside the scope root (the project directory, or the agent dir for user files)"
+					: ctx.kind === "persona"
+						? "create the file or fix the path: a persona whose file cannot be read refuses every spawn that uses it"
+						: "create the file or fix the path: the role still applies without this text";
+			diagnostics.push(diag(severity, ctx.file, raw.pos, checked.code, `${ctx.kind} ${ctx.name}: ${checked.message}`, hint));
+		}
+		return { ok: true, value: ref };
+	};
+}
+
+const IO_KEYS = ["name", "io_type", "required", "description"];
+
+const IO_LIST: Checker = (raw, ctx, diagnostics) => {
+	if (!Array.isArray(raw.value) || !raw.items) {
+		return { ok: false, message: "expects a list of `{name, io_type, required, description}` entries" };
+	}
+	const specs: IoSpec[] = [];
+	for (const item of raw.items) {
+		if (!item.fields) return { ok: false, message: "has an entry that is not a `{name, …}` mapping" };
+		const spec: IoSpec = { name: "", io_type: "file", required: false, description: null };
+		for (const field of item.fields) {
+			const v = field.val.value;
+			if (field.key === "name") {
+				if (typeof v !== "string" || v.trim() === "") return { ok: false, message: "has an entry whose `name` is not text" };
+				spec.name = v.trim();
+			} else if (field.key === "io_type") {
+				const t = normalizeIoType(v);
+				if (t === null) return { ok: false, message: `has an io_type that is not one of ${IO_TYPES.join(", ")}` };
+				spec.io_type = t;
+			} else if (field.key === "required") {
+				if (typeof v !== "boolean") return { ok: false, message: "has a `required` that is not true or false" };
+				spec.required = v;
+			} else if (field.key === "description") {
+				if (typeof v !== "string") return { ok: false, message: "has a `description` that is not text" };
+				spec.description = v.trim() === "" ? null : v.trim();
+			} else {
+				diagnostics.push(unknownKey(ctx, field, IO_KEYS, "an input/output"));
+			}
+		}
+		if (spec.name === "") return { ok: false, message: "has an entry without a `name`" };
+		specs.push(spec);
+	}
+	return { ok: true, value: specs };
+};
+
+interface KeySpec {
+	canonical: string;
+	check: Checker;
+}
+
+function table(entries: Record<string, Checker>, synonyms: Record<string, string>): Record<string, KeySpec> {
+	const out: Record<string, KeySpec> = {};
+	for (const [key, check] of Object.entries(entries)) out[key] = { canonical: key, check };
+	for (const [synonym, canonical] of Object.entries(synonyms)) {
+		const spec = out[canonical];
+		if (spec) out[synonym] = spec;
+	}
+	return out;
+}
+
+const THINKING_SYNONYMS = { effort: "thinking", reasoning_effort: "thinking" };
+
+/** Accepted keys per kind (canonical and synonyms), excluding `name` and the text key. */
+export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
+	definition: table(
+		{
+			description: TEXT,
+			display_name: TEXT,
+			tools: TOOLS,
+			capability: CAPABILITY,
+			model: MODEL,
+			thinking: THINKING,
+			isolation: ISOLATION,
+			persona: TEXT,
+			max_turns: MAX_TURNS,
+			run_in_background: BOOLEAN,
+			inherit_context: BOOLEAN,
+			enabled: BOOLEAN,
+		},
+		THINKING_SYNONYMS,
+	),
+	role: table(
+		{ description: TEXT, capability: CAPABILITY, model: MODEL, thinking: THINKING, isolation: ISOLATION, prompt_file: fileChecker() },
+		{ ...THINKING_SYNONYMS, default_capability_mode: "capability", default_isolation: "isolation" },
+	),
+	persona: table(
+		{
+			description: TEXT,
+			instructions_file: fileChecker(),
+			model: MODEL,
+			thinking: THINKING,
+			isolation: ISOLATION,
+			inputs: IO_LIST,
+			outputs: IO_LIST,
+		},
+		{ ...THINKING_SYNONYMS, default_isolation: "isolation" },
+	),
+};
+
+/** The key that carries the text in TOML files and settings entries. */
+export const TEXT_KEY: Record<EntryKind, string | null> = { definition: null, role: "prompt", persona: "instructions" };
+
+const REMOVED: Record<string, { why: string; instead: string }> = {
+	prompt_mode: {
+		why: "a definition has one shape: a nonempty body replaces the instructions below it, an empty body inherits them",
+		instead: "remove prompt_mode; leave the body empty to keep the lower layer's instructions",
+	},
+	locked: {
+		why: "the request always wins, so nothing can be locked against it",
+		instead: "remove locked; pin a model per type with `models` in subagents.json if operators must decide it",
+	},
+};
+
+/** Keys that exist on another kind, with why they do not belong here. */
+const MISPLACED: Record<EntryKind, Record<string, string>> = {
+	definition: {},
+	role: {
+		tools: "a role never sets tools; put `tools` in the definition",
+		persona: "a role never names a persona; set `persona` in the definition",
+	},
+	persona: {
+		capability: "personas never grant or remove access; set `capability` in the definition or its role",
+		default_capability_mode: "personas never grant or remove access; set `capability` in the definition or its role",
+		tools: "personas never grant or remove access; set `tools` in the definition",
+	},
+};
+
+function diag(severity: Severity, file: string, pos: Pos, code: DiagnosticCode, message: string, hint?: string): Diagnostic {
+	const d: Diagnostic = { severity, file, line: pos.line, column: pos.column, code, message };
+	if (hint) d.hint = hint;
+	return d;
+}
+
+function unknownKey(ctx: LayerContext, field: RawField, known: string[], what: string): Diagnostic {
+	const suggestion = suggestKey(field.key, known, "snake");
+	let message = `unknown key ${field.key} in ${what}`;
+	let hint = `known keys: ${known.join(", ")}`;
+	if (suggestion?.convention) {
+		message += ` — keys are snake_case: did you mean ${suggestion.key}?`;
+		hint = `rename it to ${suggestion.key}`;
+	} else if (suggestion) {
+		message += ` — did you mean ${suggestion.key}?`;
+		hint = `rename it to ${suggestion.key}, or remove it`;
+	}
+	return diag("error", ctx.file, field.keyPos, "unknown-key", message, hint);
+}
+
+/** Validates one layer's raw fields. Never throws; every problem becomes a diagnostic. */
+export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], ctx: LayerContext): ValidatedLayer<K> {
+	const specs = KEY_SPECS[kind];
+	const textKey = ctx.textInKeys ? TEXT_KEY[kind] : null;
+	const known = [...Object.keys(specs), "name", ...(textKey ? [textKey] : [])];
+	const keys: Record<string, Sourced<unknown>> = {};
+	const invalid: Record<string, Rejected> = {};
+	const seen = new Map<string, string>();
+	const diagnostics: Diagnostic[] = [];
+	let text: Sourced<string> | null = null;
+	let skip = false;
+	const what = `${kind} ${ctx.name}`;
+	const sourceAt = (pos: Pos) => `${ctx.sourcePrefix}:${pos.line}`;
+
+	for (const field of fields) {
+		const key = field.key;
+		if (key === "name") {
+			const v = field.val.value;
+			if (typeof v !== "string" || nameKey(v) !== nameKey(ctx.name)) {
+				skip = true;
+				diagnostics.push(
+					diag("error", ctx.file, field.val.pos, "name-mismatch", `name ${JSON.stringify(v)} does not match ${JSON.stringify(ctx.name)}; the ${kind} is skipped`, `rename the file to match, or remove the name key`),
+				);
+			}
+			continue;
+		}
+		if (textKey !== null && key === textKey) {
+			const v = field.val.value;
+			if (typeof v !== "string") {
+				diagnostics.push(diag("error", ctx.file, field.val.pos, "bad-value", `${key} of ${what} expects text`, "write the text as a string"));
+			} else if (v.trim() !== "") {
+				text = { value: v.trim(), source: sourceAt(field.keyPos) };
+			}
+			continue;
+		}
+		const removed = REMOVED[key];
+		if (removed && kind === "definition") {
+			diagnostics.push(diag("warning", ctx.file, field.keyPos, "removed-key", `${key} has no effect: ${removed.why}`, removed.instead));
+			continue;
+		}
+		const spec = specs[key];
+		if (!spec) {
+			const misplaced = MISPLACED[kind][key];
+			if (misplaced) {
+				diagnostics.push(diag("error", ctx.file, field.keyPos, "unknown-key", `${key} is not a ${kind} key`, misplaced));
+			} else if (removed) {
+				diagnostics.push(diag("warning", ctx.file, field.keyPos, "removed-key", `${key} has no effect: ${removed.why}`, removed.instead));
+			} else {
+				diagnostics.push(unknownKey(ctx, field, known, what));
+			}
+			continue;
+		}
+		const canonical = spec.canonical;
+		const earlier = seen.get(canonical);
+		if (earlier !== undefined) {
+			diagnostics.push(
+				diag("error", ctx.file, field.keyPos, "bad-value", `${key} repeats ${earlier} (the same setting); this one is ignored`, `keep only one of ${earlier} and ${key}`),
+			);
+			continue;
+		}
+		seen.set(canonical, key);
+		if (field.val.value === null || field.val.value === undefined) continue;
+		const checked = spec.check(field.val, ctx, diagnostics);
+		if (checked.ok === "unset") continue;
+		if (checked.ok) {
+			keys[canonical] = { value: checked.value, source: sourceAt(field.keyPos) };
+		} else {
+			invalid[canonical] = { raw: field.val.value, source: sourceAt(field.keyPos) };
+			diagnostics.push(
+				diag("error", ctx.file, field.val.pos, "bad-value", `${key} of ${what} ${checked.message}: ${JSON.stringify(field.val.value)}`, checked.hint ?? "fix the value; until then the key is ignored"),
+			);
+		}
+	}
+	return {
+		keys: keys as ValidatedLayer<K>["keys"],
+		invalid: invalid as ValidatedLayer<K>["invalid"],
+		text,
+		skip,
+		diagnostics,
+	};
+}

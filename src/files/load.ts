@@ -1,0 +1,172 @@
+/**
+ * Loading (spec 01): finds the project, reads every definition, role and persona file of the
+ * project and user scopes, the layered settings with their inline entries, and cadre's built-ins,
+ * and merges them by scope. Synchronous and fast: it runs at every spawn. Never throws on bad
+ * input; every problem is a positioned diagnostic and one bad file never hides another.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { compareDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
+import { nameKey } from "../core/values.ts";
+import { bundledDefinitions } from "./builtins.ts";
+import { displayPath, findProjectDir, KIND_DIRS, listKindFiles } from "./discovery.ts";
+import { validateLayer } from "./keys.ts";
+import { mergeLayers, SCOPE_ORDER } from "./merge.ts";
+import { type FrontmatterParse, parseFrontmatter, parseTomlFields, type Pos, type RawParse } from "./raw.ts";
+import { loadSettings, type SettingsSource } from "./settings.ts";
+import type { Entry, EntryKind, EntryLayer, LoadOptions, LoadResult, Scope, Sourced } from "./types.ts";
+
+const KINDS: readonly EntryKind[] = ["definition", "role", "persona"];
+
+interface FileScope {
+	scope: "project" | "user";
+	/** `<project>/.pi` or the agent dir: where the kind folders live. */
+	base: string;
+	/** The confinement root for files these files point to. */
+	root: string;
+}
+
+/** Loads everything for `options.cwd`. */
+export function loadAll(options: LoadOptions): LoadResult {
+	const projectDir = findProjectDir(options.cwd, options.agentDir, options.homeDir);
+	const show = (path: string) => displayPath(path, projectDir);
+	const diagnostics: Diagnostic[] = [];
+
+	const settingsSources: SettingsSource[] = [
+		{ path: join(options.agentDir, "subagents.json"), display: "", scope: "user", root: options.agentDir, trusted: true },
+	];
+	if (projectDir !== null) {
+		settingsSources.push({
+			path: join(projectDir, ".pi", "subagents.json"),
+			display: "",
+			scope: "project",
+			root: projectDir,
+			trusted: options.projectTrusted,
+		});
+	}
+	for (const source of settingsSources) source.display = show(source.path);
+	const loadedSettings = loadSettings(settingsSources);
+	diagnostics.push(...loadedSettings.diagnostics);
+
+	const scopes: FileScope[] = [];
+	if (projectDir !== null) scopes.push({ scope: "project", base: join(projectDir, ".pi"), root: projectDir });
+	scopes.push({ scope: "user", base: options.agentDir, root: options.agentDir });
+
+	const layersByKind: Record<EntryKind, EntryLayer[]> = {
+		definition: bundledDefinitions(),
+		role: [...loadedSettings.roles],
+		persona: [...loadedSettings.personas],
+	};
+	for (const kind of KINDS) {
+		for (const scope of scopes) layersByKind[kind].push(...loadScopeFiles(kind, scope, show, diagnostics));
+	}
+
+	const definitions = mergeKind(layersByKind.definition as EntryLayer<"definition">[]);
+	const roles = mergeKind(layersByKind.role as EntryLayer<"role">[]);
+	const personas = mergeKind(layersByKind.persona as EntryLayer<"persona">[]);
+
+	for (const [key, role] of roles) {
+		if (definitions.has(key)) continue;
+		const top = role.layers[0] as EntryLayer;
+		const origin = loadedSettings.origins.get(top) ?? { file: top.path, pos: { line: 1, column: 1 } };
+		diagnostics.push({
+			severity: "warning",
+			file: origin.file,
+			line: origin.pos.line,
+			column: origin.pos.column,
+			code: "orphan-role",
+			message: `role ${role.name} matches no definition, so no spawn uses it`,
+			hint: `name the role after a type (${[...definitions.values()].map((d) => d.name).join(", ")}), or add a definition named ${role.name}`,
+		});
+	}
+
+	diagnostics.sort(compareDiagnostics);
+	return {
+		projectDir,
+		agentDir: options.agentDir,
+		definitions,
+		roles,
+		personas,
+		settings: loadedSettings.settings,
+		diagnostics,
+	};
+}
+
+function mergeKind<K extends EntryKind>(layers: EntryLayer<K>[]): Map<string, Entry<K>> {
+	const byName = new Map<string, EntryLayer<K>[]>();
+	for (const layer of layers) {
+		const key = nameKey(layer.name);
+		const list = byName.get(key);
+		if (list) list.push(layer);
+		else byName.set(key, [layer]);
+	}
+	const rank = (scope: Scope) => SCOPE_ORDER.indexOf(scope);
+	const out = new Map<string, Entry<K>>();
+	for (const [key, list] of byName) {
+		list.sort((a, b) => rank(a.scope) - rank(b.scope));
+		out.set(key, mergeLayers(list));
+	}
+	return out;
+}
+
+function withoutBody(parsed: RawParse): FrontmatterParse {
+	return parsed.ok ? { ok: true, fields: parsed.fields, body: null, bodyLine: 1 } : parsed;
+}
+
+function fileDiagnostic(file: string, pos: Pos, code: Diagnostic["code"], message: string, hint: string): Diagnostic {
+	return { severity: "error", file, line: pos.line, column: pos.column, code, message, hint };
+}
+
+/** Reads one kind's folder of one scope into layers; skipped files only add diagnostics. */
+function loadScopeFiles(kind: EntryKind, scope: FileScope, show: (path: string) => string, diagnostics: Diagnostic[]): EntryLayer[] {
+	const files = listKindFiles(join(scope.base, KIND_DIRS[kind]), kind);
+	const counts = new Map<string, string[]>();
+	for (const f of files) {
+		const key = nameKey(f.stem);
+		counts.set(key, [...(counts.get(key) ?? []), show(f.path)]);
+	}
+	const layers: EntryLayer[] = [];
+	const start = { line: 1, column: 1 };
+	for (const f of files) {
+		const file = show(f.path);
+		const twins = counts.get(nameKey(f.stem)) ?? [];
+		if (twins.length > 1) {
+			const others = twins.filter((t) => t !== file).join(", ");
+			diagnostics.push(
+				fileDiagnostic(file, start, "ambiguous-name", `${kind} ${f.stem} is also defined by ${others} (names ignore case); both are skipped`, "keep one file per name"),
+			);
+			continue;
+		}
+		let text: string;
+		try {
+			text = readFileSync(f.path, "utf8");
+		} catch (error) {
+			const cause = (error as NodeJS.ErrnoException).code ?? String(error);
+			diagnostics.push(fileDiagnostic(file, start, "parse-error", `cannot read the file (${cause}); it is skipped`, "check the file's permissions"));
+			continue;
+		}
+		const isToml = f.ext === ".toml";
+		const parsed: FrontmatterParse = isToml ? withoutBody(parseTomlFields(text)) : parseFrontmatter(text);
+		if (!parsed.ok) {
+			diagnostics.push(
+				fileDiagnostic(file, parsed.error.pos, "parse-error", `${parsed.error.message}; the ${kind} file is skipped`, isToml ? "fix the TOML syntax" : "fix the YAML frontmatter between the --- lines"),
+			);
+			continue;
+		}
+		const result = validateLayer(kind, parsed.fields, {
+			kind,
+			file,
+			sourcePrefix: file,
+			name: f.stem,
+			baseDir: dirname(f.path),
+			root: scope.root,
+			textInKeys: isToml,
+		});
+		diagnostics.push(...result.diagnostics);
+		if (result.skip) continue;
+		const body: Sourced<string> | null =
+			parsed.body === null ? result.text : { value: parsed.body, source: `${file}:${parsed.bodyLine}` };
+		layers.push({ kind, name: f.stem, scope: scope.scope, path: file, body, keys: result.keys, invalid: result.invalid });
+	}
+	return layers;
+}

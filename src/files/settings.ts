@@ -1,0 +1,304 @@
+/**
+ * Layered `subagents.json` (spec 01 "Settings"): `<agentDir>/subagents.json` under
+ * `<project>/.pi/subagents.json`. Objects merge per key, arrays and scalars replace, type-name keys
+ * are case-insensitive (stored lower-cased). JSON is parsed with the YAML library so every
+ * diagnostic keeps its position; a bad value drops only its entry. Inline `roles` / `personas`
+ * entries come out as entry layers for the scope merge.
+ */
+import { readFileSync } from "node:fs";
+import type { Diagnostic, DiagnosticCode, Severity } from "../core/diagnostics.ts";
+import { isInherit, nameKey, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
+import { validateLayer } from "./keys.ts";
+import { type Pos, parseYamlMapping, type RawField, type RawValue } from "./raw.ts";
+import { suggestKey } from "./suggest.ts";
+import type { EntryLayer, Scope, Settings, ToolKind } from "./types.ts";
+
+/** One settings file to read. */
+export interface SettingsSource {
+	/** Absolute path of `subagents.json`. */
+	path: string;
+	/** Display path (relative to the project directory when inside it). */
+	display: string;
+	scope: "user" | "project";
+	/** The scope root: inline entries' files resolve against it and must stay inside it. */
+	root: string;
+	/** Whether settings that widen access are honoured from this file. */
+	trusted: boolean;
+}
+
+export interface SettingsResult {
+	settings: Settings;
+	roles: EntryLayer<"role">[];
+	personas: EntryLayer<"persona">[];
+	/** Where each inline layer's name key was written (for diagnostics about the whole entry). */
+	origins: Map<EntryLayer, { file: string; pos: Pos }>;
+	diagnostics: Diagnostic[];
+}
+
+const TOP_KEYS = [
+	"maxConcurrent",
+	"defaultMaxTurns",
+	"defaultBackground",
+	"models",
+	"thinking",
+	"toggle",
+	"roles",
+	"personas",
+	"toolKinds",
+	"childExtensions",
+	"worktree",
+	"maxResultChars",
+	"strict",
+];
+
+const TOOL_KINDS: readonly ToolKind[] = ["read", "write", "execute"];
+
+/** The settings every load starts from. */
+export function defaultSettings(): Settings {
+	return {
+		maxConcurrent: { value: 4, source: "default" },
+		defaultMaxTurns: null,
+		defaultBackground: null,
+		models: {},
+		thinking: {},
+		invalidPins: { models: {}, thinking: {} },
+		toggle: {},
+		toolKinds: {},
+		childExtensions: { exclude: [] },
+		worktree: { baseDir: null, allowSharedFallback: false },
+		maxResultChars: 50_000,
+		strict: false,
+		files: [],
+	};
+}
+
+/** Reads and merges the settings files, lowest priority first. Missing files are skipped. */
+export function loadSettings(sources: SettingsSource[]): SettingsResult {
+	const settings = defaultSettings();
+	const roles: EntryLayer<"role">[] = [];
+	const personas: EntryLayer<"persona">[] = [];
+	const diagnostics: Diagnostic[] = [];
+	const origins = new Map<EntryLayer, { file: string; pos: Pos }>();
+	for (const source of sources) {
+		let text: string;
+		try {
+			text = readFileSync(source.path, "utf8");
+		} catch {
+			continue;
+		}
+		settings.files.unshift(source.display);
+		const parsed = parseYamlMapping(text);
+		if (!parsed.ok) {
+			diagnostics.push(
+				at("error", source.display, parsed.error.pos, "parse-error", `${parsed.error.message}; the whole file is ignored`, "fix the JSON syntax"),
+			);
+			continue;
+		}
+		applyFile(source, parsed.fields, settings, roles, personas, origins, diagnostics);
+	}
+	return { settings, roles, personas, origins, diagnostics };
+}
+
+function at(severity: Severity, file: string, pos: Pos, code: DiagnosticCode, message: string, hint?: string): Diagnostic {
+	const d: Diagnostic = { severity, file, line: pos.line, column: pos.column, code, message };
+	if (hint) d.hint = hint;
+	return d;
+}
+
+function applyFile(
+	source: SettingsSource,
+	fields: RawField[],
+	settings: Settings,
+	roles: EntryLayer<"role">[],
+	personas: EntryLayer<"persona">[],
+	origins: Map<EntryLayer, { file: string; pos: Pos }>,
+	diagnostics: Diagnostic[],
+): void {
+	const file = source.display;
+	const src = (pos: Pos) => `settings:${file}:${pos.line}`;
+	const bad = (val: RawValue, what: string, expects: string, hint = "fix the value; until then it is ignored") =>
+		diagnostics.push(at("error", file, val.pos, "bad-value", `${what} ${expects}: ${JSON.stringify(val.value)}`, hint));
+	const untrusted = (field: RawField, what: string) =>
+		diagnostics.push(
+			at("warning", file, field.keyPos, "untrusted-setting", `${what} in project settings is ignored: the project is not trusted`, `trust the project in pi, or move ${what} to the user settings`),
+		);
+	const objectOf = (field: RawField): RawField[] | null => {
+		if (field.val.fields) return field.val.fields;
+		bad(field.val, field.key, "expects an object");
+		return null;
+	};
+	const positiveInt = (val: RawValue, min: number) => typeof val.value === "number" && Number.isInteger(val.value) && val.value >= min;
+
+	for (const field of fields) {
+		const val = field.val;
+		switch (field.key) {
+			case "maxConcurrent":
+				if (positiveInt(val, 1)) settings.maxConcurrent = { value: val.value as number, source: src(field.keyPos) };
+				else bad(val, "maxConcurrent", "expects a whole number of at least 1");
+				break;
+			case "defaultMaxTurns":
+				if (positiveInt(val, 2)) settings.defaultMaxTurns = { value: val.value as number, source: src(field.keyPos) };
+				else bad(val, "defaultMaxTurns", "expects a whole number of at least 2");
+				break;
+			case "defaultBackground":
+				if (typeof val.value === "boolean") settings.defaultBackground = { value: val.value, source: src(field.keyPos) };
+				else bad(val, "defaultBackground", "expects true or false");
+				break;
+			case "maxResultChars":
+				if (positiveInt(val, 1)) settings.maxResultChars = val.value as number;
+				else bad(val, "maxResultChars", "expects a whole number of at least 1");
+				break;
+			case "strict":
+				if (typeof val.value === "boolean") settings.strict = val.value;
+				else bad(val, "strict", "expects true or false");
+				break;
+			case "models":
+				for (const entry of objectOf(field) ?? []) {
+					const type = nameKey(entry.key);
+					if (typeof entry.val.value === "string" && entry.val.value.trim() !== "" && !isInherit(entry.val.value)) {
+						settings.models[type] = { value: entry.val.value.trim(), source: src(entry.keyPos) };
+						delete settings.invalidPins.models[type];
+					} else if (isInherit(entry.val.value)) {
+						delete settings.models[type];
+						delete settings.invalidPins.models[type];
+					} else {
+						settings.invalidPins.models[type] = { raw: entry.val.value, source: src(entry.keyPos) };
+						bad(entry.val, `models.${entry.key}`, "expects a model name (provider/id)");
+					}
+				}
+				break;
+			case "thinking":
+				for (const entry of objectOf(field) ?? []) {
+					const type = nameKey(entry.key);
+					const level = normalizeThinking(entry.val.value);
+					if (level !== null) {
+						settings.thinking[type] = { value: level, source: src(entry.keyPos) };
+						delete settings.invalidPins.thinking[type];
+					} else if (isInherit(entry.val.value)) {
+						delete settings.thinking[type];
+						delete settings.invalidPins.thinking[type];
+					} else {
+						settings.invalidPins.thinking[type] = { raw: entry.val.value, source: src(entry.keyPos) };
+						bad(entry.val, `thinking.${entry.key}`, `is not one of ${THINKING_LEVELS.join(", ")}, inherit`);
+					}
+				}
+				break;
+			case "toggle":
+				for (const entry of objectOf(field) ?? []) {
+					if (typeof entry.val.value === "boolean") settings.toggle[nameKey(entry.key)] = { value: entry.val.value, source: src(entry.keyPos) };
+					else bad(entry.val, `toggle.${entry.key}`, "expects true or false");
+				}
+				break;
+			case "toolKinds": {
+				const entries = objectOf(field);
+				if (entries === null) break;
+				if (!source.trusted) {
+					untrusted(field, "toolKinds");
+					break;
+				}
+				for (const entry of entries) {
+					const kind = typeof entry.val.value === "string" ? entry.val.value.trim().toLowerCase() : null;
+					if (kind !== null && (TOOL_KINDS as readonly string[]).includes(kind)) settings.toolKinds[entry.key] = kind as ToolKind;
+					else bad(entry.val, `toolKinds.${entry.key}`, `is not one of ${TOOL_KINDS.join(", ")}`);
+				}
+				break;
+			}
+			case "childExtensions":
+				for (const entry of objectOf(field) ?? []) {
+					if (entry.key !== "exclude") {
+						diagnostics.push(unknown(file, entry, ["exclude"], "childExtensions"));
+					} else if (Array.isArray(entry.val.value) && entry.val.value.every((x) => typeof x === "string")) {
+						settings.childExtensions = { exclude: (entry.val.value as string[]).map((x) => x.trim()).filter((x) => x !== "") };
+					} else {
+						bad(entry.val, "childExtensions.exclude", "expects a list of package names");
+					}
+				}
+				break;
+			case "worktree":
+				for (const entry of objectOf(field) ?? []) {
+					if (entry.key === "baseDir") {
+						if (typeof entry.val.value === "string" && entry.val.value.trim() !== "") settings.worktree.baseDir = entry.val.value.trim();
+						else bad(entry.val, "worktree.baseDir", "expects a directory path");
+					} else if (entry.key === "allowSharedFallback") {
+						if (typeof entry.val.value !== "boolean") bad(entry.val, "worktree.allowSharedFallback", "expects true or false");
+						else if (!source.trusted) untrusted(entry, "worktree.allowSharedFallback");
+						else settings.worktree.allowSharedFallback = entry.val.value;
+					} else {
+						diagnostics.push(unknown(file, entry, ["baseDir", "allowSharedFallback"], "worktree"));
+					}
+				}
+				break;
+			case "roles":
+				inline("role", source, objectOf(field) ?? [], roles, origins, diagnostics);
+				break;
+			case "personas":
+				inline("persona", source, objectOf(field) ?? [], personas, origins, diagnostics);
+				break;
+			default:
+				diagnostics.push(unknown(file, field, TOP_KEYS, "subagents.json"));
+		}
+	}
+}
+
+function unknown(file: string, field: RawField, known: string[], where: string): Diagnostic {
+	const suggestion = suggestKey(field.key, known, "camel");
+	let message = `unknown key ${field.key} in ${where}`;
+	let hint = `known keys: ${known.join(", ")}`;
+	if (suggestion) {
+		message += suggestion.convention
+			? ` — settings keys are camelCase: did you mean ${suggestion.key}?`
+			: ` — did you mean ${suggestion.key}?`;
+		hint = `rename it to ${suggestion.key}`;
+	}
+	return at("error", file, field.keyPos, "unknown-key", message, hint);
+}
+
+function inline<K extends "role" | "persona">(
+	kind: K,
+	source: SettingsSource,
+	entries: RawField[],
+	out: EntryLayer<K>[],
+	origins: Map<EntryLayer, { file: string; pos: Pos }>,
+	diagnostics: Diagnostic[],
+): void {
+	const file = source.display;
+	const scope: Scope = source.scope === "project" ? "project-inline" : "user-inline";
+	const counts = new Map<string, number>();
+	for (const entry of entries) counts.set(nameKey(entry.key), (counts.get(nameKey(entry.key)) ?? 0) + 1);
+	for (const entry of entries) {
+		if ((counts.get(nameKey(entry.key)) ?? 0) > 1) {
+			diagnostics.push(
+				at("error", file, entry.keyPos, "ambiguous-name", `${kind} ${entry.key} is defined more than once (names ignore case); every copy is skipped`, "keep one entry per name"),
+			);
+			continue;
+		}
+		if (!entry.val.fields) {
+			diagnostics.push(
+				at("error", file, entry.val.pos, "bad-value", `${kind} ${entry.key} expects an object of ${kind} keys: ${JSON.stringify(entry.val.value)}`, "write the entry as an object"),
+			);
+			continue;
+		}
+		const result = validateLayer(kind, entry.val.fields, {
+			kind,
+			file,
+			sourcePrefix: `settings:${file}`,
+			name: entry.key,
+			baseDir: source.root,
+			root: source.root,
+			textInKeys: true,
+		});
+		diagnostics.push(...result.diagnostics);
+		if (result.skip) continue;
+		const layer: EntryLayer<K> = {
+			kind,
+			name: entry.key,
+			scope,
+			path: `settings:${file}`,
+			body: result.text,
+			keys: result.keys,
+			invalid: result.invalid,
+		};
+		out.push(layer);
+		origins.set(layer as EntryLayer, { file, pos: entry.keyPos });
+	}
+}
