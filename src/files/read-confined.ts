@@ -43,7 +43,7 @@ export function checkConfined(ref: FileRef): ConfinedCheck {
 		return {
 			ok: false,
 			code: "path-escape",
-			message: `${where} resolves to ${real}, outside ${ref.root}; files a file points to must stay inside its scope root`,
+			message: `${where} leaves ${ref.root}: it resolves to ${real}`,
 		};
 	}
 	if (!existsSync(real)) {

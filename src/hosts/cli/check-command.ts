@@ -1,0 +1,42 @@
+/**
+ * `cadre check [--strict]` (spec 06): loads everything and prints every diagnostic as
+ * `path:line:col severity code message`. Exit 1 on any error, or on warnings too under `--strict`
+ * or settings `strict: true`. Loads files only — never pi's SDK.
+ */
+import { type Diagnostic, formatDiagnostic } from "../../core/diagnostics.ts";
+import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
+import { loadForCli, problemSummary, useColor } from "./list-command.ts";
+import type { CommonOptions } from "./main.ts";
+
+export interface CheckOptions extends CommonOptions {
+	strict?: boolean;
+}
+
+/** Under strict mode every warning is reported (and counted) as an error. */
+export function applyStrict(diagnostics: Diagnostic[], strict: boolean): Diagnostic[] {
+	return strict ? diagnostics.map((d) => (d.severity === "warning" ? { ...d, severity: "error" } : d)) : diagnostics;
+}
+
+export async function runCheck(opts: CheckOptions, io: CliIo): Promise<number> {
+	const loaded = loadForCli(opts, io);
+	const strict = Boolean(opts.strict) || loaded.settings.strict;
+	const diagnostics = applyStrict(loaded.diagnostics, strict);
+	const errors = diagnostics.filter((d) => d.severity === "error").length;
+	const code = errors > 0 ? EXIT_FAILED : EXIT_OK;
+	if (opts.json) {
+		const warnings = diagnostics.length - errors;
+		io.out(`${JSON.stringify({ ok: code === EXIT_OK, strict, errors, warnings, diagnostics }, null, 2)}\n`);
+		return code;
+	}
+	const color = useColor(io);
+	const paint = (d: Diagnostic, line: string) => {
+		if (!color) return line;
+		const sev = d.severity === "error" ? "\x1b[31merror\x1b[39m" : "\x1b[33mwarning\x1b[39m";
+		return line.replace(` ${d.severity} `, ` ${sev} `);
+	};
+	for (const d of diagnostics) io.out(`${paint(d, formatDiagnostic(d))}\n`);
+	const counts = `${loaded.definitions.size} definitions, ${loaded.roles.size} roles, ${loaded.personas.size} personas`;
+	if (diagnostics.length === 0) io.out(`ok: ${counts}, no problems${strict ? " (strict)" : ""}\n`);
+	else io.out(`${problemSummary(diagnostics)} in ${counts}${strict ? " (strict: warnings are errors)" : ""}\n`);
+	return code;
+}

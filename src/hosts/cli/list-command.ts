@@ -1,0 +1,121 @@
+/**
+ * `cadre list` (spec 06): every definition, role and persona with its scope, source path, enabled
+ * state and what it shadows. Loads files only — never pi's SDK — so it starts fast.
+ */
+import { statSync } from "node:fs";
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import type { Diagnostic } from "../../core/diagnostics.ts";
+import { describeEntry } from "../../files/describe.ts";
+import { agentDirFrom } from "../../files/discovery.ts";
+import { loadAll } from "../../files/load.ts";
+import type { Entry, EntryKind, LoadResult, Scope } from "../../files/types.ts";
+import { type CliIo, EXIT_OK, UsageError } from "./io.ts";
+import type { CommonOptions } from "./main.ts";
+
+/** One row of `cadre list --json` (docs/cli-list-check.md). */
+export interface ListedEntry {
+	name: string;
+	kind: EntryKind;
+	scope: Scope;
+	/** Display path of the highest-priority layer (`settings:<path>` inline, `bundled` built-in). */
+	path: string;
+	/** Definitions: `enabled` after the settings `toggle`; roles and personas are always enabled. */
+	enabled: boolean;
+	description: string;
+	/** The lower layers this entry overrides (key by key), highest first. */
+	shadows: { scope: Scope; path: string }[];
+}
+
+/** Loads the files the way `list` and `check` do: from `--cwd`, untrusted, pi's agent dir. */
+export function loadForCli(opts: CommonOptions, io: CliIo): LoadResult {
+	const cwd = resolve(io.cwd, opts.cwd ?? ".");
+	let isDir = false;
+	try {
+		isDir = statSync(cwd).isDirectory();
+	} catch {
+		isDir = false;
+	}
+	if (!isDir) throw new UsageError(`--cwd ${opts.cwd ?? cwd} is not a directory`);
+	const homeDir = io.env.HOME && io.env.HOME !== "" ? io.env.HOME : homedir();
+	return loadAll({ cwd, agentDir: agentDirFrom(io.env, homeDir), homeDir, projectTrusted: false });
+}
+
+/** Whether a definition is enabled: the settings `toggle` overrides the file's `enabled`. */
+export function isEnabled(entry: Entry, loaded: LoadResult): boolean {
+	if (entry.kind !== "definition") return true;
+	const toggle = loaded.settings.toggle[entry.name.toLowerCase()];
+	if (toggle) return toggle.value;
+	return (entry as Entry<"definition">).keys.enabled?.value ?? true;
+}
+
+/** The rows of `cadre list`, definitions then roles then personas, each sorted by name. */
+export function listEntries(loaded: LoadResult): ListedEntry[] {
+	const rows: ListedEntry[] = [];
+	const maps: Map<string, Entry>[] = [loaded.definitions, loaded.roles, loaded.personas];
+	for (const map of maps) {
+		const entries = [...map.values()].sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1));
+		for (const entry of entries) {
+			rows.push({
+				name: entry.name,
+				kind: entry.kind,
+				scope: entry.scope,
+				path: entry.path,
+				enabled: isEnabled(entry, loaded),
+				description: describeEntry(entry),
+				shadows: entry.layers.slice(1).map((layer) => ({ scope: layer.scope, path: layer.path })),
+			});
+		}
+	}
+	return rows;
+}
+
+/** Pads columns to equal width (the last column is not padded). */
+export function alignColumns(rows: string[][]): string[] {
+	const widths: number[] = [];
+	for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+	return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd());
+}
+
+/** Whether to colour: only on a terminal, and never with NO_COLOR. */
+export function useColor(io: CliIo): boolean {
+	return io.isTty && !io.env.NO_COLOR;
+}
+
+/** Counts for the "run `cadre check`" line. */
+export function problemSummary(diagnostics: Diagnostic[]): string {
+	const errors = diagnostics.filter((d) => d.severity === "error").length;
+	const warnings = diagnostics.length - errors;
+	const parts = [`${errors} error${errors === 1 ? "" : "s"}`, `${warnings} warning${warnings === 1 ? "" : "s"}`];
+	return parts.join(", ");
+}
+
+export async function runList(opts: CommonOptions, io: CliIo): Promise<number> {
+	const loaded = loadForCli(opts, io);
+	const rows = listEntries(loaded);
+	if (opts.json) {
+		io.out(
+			`${JSON.stringify({ projectDir: loaded.projectDir, agentDir: loaded.agentDir, entries: rows, diagnostics: loaded.diagnostics }, null, 2)}\n`,
+		);
+		return EXIT_OK;
+	}
+	const color = useColor(io);
+	const dim = (s: string) => (color ? `\x1b[2m${s}\x1b[22m` : s);
+	const table = [
+		["NAME", "KIND", "SCOPE", "ENABLED", "SOURCE", "SHADOWS"],
+		...rows.map((r) => [
+			r.name,
+			r.kind,
+			r.scope,
+			r.enabled ? "yes" : "no",
+			r.path,
+			r.shadows.length === 0 ? "-" : r.shadows.map((s) => s.path).join(", "),
+		]),
+	];
+	const lines = alignColumns(table);
+	io.out(`${lines.map((line, i) => (i === 0 ? dim(line) : line)).join("\n")}\n`);
+	if (loaded.diagnostics.length > 0) {
+		io.err(`${problemSummary(loaded.diagnostics)} while loading — run \`cadre check\` for details\n`);
+	}
+	return EXIT_OK;
+}
