@@ -1,0 +1,199 @@
+/**
+ * The escape check (spec 05): a fingerprint of the parent's working tree and index taken before and
+ * after an isolated run, and the paths that changed in between without the parent's own tool calls
+ * having touched them — the child wrote outside its worktree (by absolute path, `cd ..`, …).
+ *
+ * A fingerprint is `git status --porcelain=v2` (every untracked file listed, ignored files not) plus
+ * HEAD, and for every dirty file a hash of its content, so a second edit of an already-dirty file is
+ * seen too. One git subprocess per fingerprint.
+ */
+import { createHash } from "node:crypto";
+import { openSync, readSync, closeSync, fstatSync } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { runGit } from "./git.ts";
+
+/** A snapshot of a working tree's state. Plain, JSON-serialisable data. */
+export interface Fingerprint {
+	/** The working tree's top level (absolute). */
+	root: string;
+	/** The commit HEAD pointed at, or null in a repository without commits. */
+	head: string | null;
+	/** The branch checked out, or null when detached. */
+	branch: string | null;
+	/**
+	 * Repository-relative path (`/` separators) → its status line (without the path) plus a content
+	 * hash of the file in the working tree. Clean files are absent.
+	 */
+	entries: Record<string, string>;
+}
+
+/** One parsed entry of `git status --porcelain=v2 -z`. */
+export interface StatusEntry {
+	/** `1` changed, `2` renamed/copied, `u` unmerged, `?` untracked, `!` ignored. */
+	kind: "1" | "2" | "u" | "?" | "!";
+	/** The status fields before the path (`.M N... 100644 …`), empty for `?` and `!`. */
+	fields: string;
+	/** Repository-relative path, `/` separators; a trailing `/` marks a directory (a nested repository). */
+	path: string;
+	/** The source path of a rename or copy. */
+	origPath?: string;
+}
+
+/** Parsed `git status --porcelain=v2 --branch -z`. */
+export interface ParsedStatus {
+	/** `# branch.oid`: the commit, or null for `(initial)`. */
+	head: string | null;
+	/** `# branch.head`: the branch, or null for `(detached)`. */
+	branch: string | null;
+	entries: StatusEntry[];
+}
+
+/** Parses the NUL-separated output of `git status --porcelain=v2 --branch -z`. */
+export function parseStatus(output: string): ParsedStatus {
+	const parts = output.split("\0");
+	const parsed: ParsedStatus = { head: null, branch: null, entries: [] };
+	for (let i = 0; i < parts.length; i++) {
+		const part = parts[i] as string;
+		if (part === "") continue;
+		if (part.startsWith("# ")) {
+			const [, key, value] = part.split(" ");
+			if (key === "branch.oid" && value && value !== "(initial)") parsed.head = value;
+			if (key === "branch.head" && value && value !== "(detached)") parsed.branch = part.slice("# branch.head ".length);
+			continue;
+		}
+		const kind = part[0] as StatusEntry["kind"];
+		if (kind === "?" || kind === "!") {
+			parsed.entries.push({ kind, fields: "", path: part.slice(2) });
+			continue;
+		}
+		// 1: XY sub mH mI mW hH hI path  (8 fields) · 2: … Xscore path (9) · u: XY sub m1 m2 m3 mW h1 h2 h3 path (10)
+		const fieldCount = kind === "1" ? 8 : kind === "2" ? 9 : kind === "u" ? 10 : -1;
+		if (fieldCount < 0) continue;
+		let at = -1;
+		for (let n = 0; n < fieldCount; n++) at = part.indexOf(" ", at + 1);
+		const entry: StatusEntry = { kind, fields: part.slice(2, at), path: part.slice(at + 1) };
+		if (kind === "2") {
+			entry.origPath = parts[i + 1];
+			i++;
+		}
+		parsed.entries.push(entry);
+	}
+	return parsed;
+}
+
+/** Arguments of the status call every fingerprint uses. */
+export const FINGERPRINT_STATUS_ARGS = [
+	"status",
+	"--porcelain=v2",
+	"--branch",
+	"-z",
+	"--untracked-files=all",
+	"--ignore-submodules=none",
+	"--no-renames",
+];
+
+/** Builds a fingerprint from already-parsed status output (lets a caller reuse one status call). */
+export function fingerprintFromStatus(root: string, status: ParsedStatus): Fingerprint {
+	const entries: Record<string, string> = {};
+	for (const entry of status.entries) {
+		if (entry.kind === "!") continue;
+		entries[entry.path] = `${entry.kind} ${entry.fields} ${hashFile(join(root, entry.path))}`;
+		if (entry.origPath !== undefined) entries[entry.origPath] = `${entry.kind} source-of ${entry.path}`;
+	}
+	return { root, head: status.head, branch: status.branch, entries };
+}
+
+/** Takes a fingerprint of the working tree whose top level is `root` (one git subprocess). */
+export async function takeFingerprint(root: string): Promise<Fingerprint> {
+	const result = await runGit(FINGERPRINT_STATUS_ARGS, { cwd: root });
+	if (result.code !== 0) throw new Error(`git status failed in ${root}: ${result.stderr.trim()}`);
+	return fingerprintFromStatus(root, parseStatus(result.stdout));
+}
+
+const HASH_LIMIT = 64 * 1024 * 1024;
+
+/** Content hash of a file (size and mtime beyond 64 MB), `missing` when it is gone, `dir` for directories. */
+function hashFile(path: string): string {
+	let fd: number;
+	try {
+		fd = openSync(path, "r");
+	} catch {
+		return "missing";
+	}
+	try {
+		const stat = fstatSync(fd);
+		if (stat.isDirectory()) return "dir";
+		if (stat.size > HASH_LIMIT) return `size:${stat.size}:mtime:${stat.mtimeMs}`;
+		const hash = createHash("sha1");
+		const buffer = Buffer.allocUnsafe(Math.min(stat.size, 1024 * 1024) || 1);
+		let read = 0;
+		while ((read = readSync(fd, buffer, 0, buffer.length, null)) > 0) hash.update(buffer.subarray(0, read));
+		return hash.digest("hex");
+	} finally {
+		closeSync(fd);
+	}
+}
+
+/** What the escape check found. */
+export interface EscapeReport {
+	/** Repository-relative paths that changed without the parent touching them, sorted. */
+	paths: string[];
+	/** HEAD before and after when it moved during the run (a commit, reset or checkout), else null. */
+	headMoved: { from: string | null; to: string | null } | null;
+	/** A warning in plain words naming the paths, or null when nothing escaped. */
+	warning: string | null;
+}
+
+/**
+ * Normalises the parent's touched paths: absolute paths become repository-relative (paths outside
+ * the repository are dropped); a touched directory covers everything below it.
+ */
+function touchedMatcher(root: string, touched: Set<string>): (path: string) => boolean {
+	const prefixes: string[] = [];
+	for (const raw of touched) {
+		let rel = isAbsolute(raw) ? relative(root, raw) : raw;
+		if (rel.startsWith("..") || isAbsolute(rel)) continue;
+		rel = rel.split(sep).join("/").replace(/^\.\/+/, "").replace(/\/+$/, "");
+		prefixes.push(rel);
+	}
+	return (path) => {
+		const clean = path.replace(/\/+$/, "");
+		return prefixes.some((p) => p === "" || p === "." || clean === p || clean.startsWith(`${p}/`));
+	};
+}
+
+/**
+ * The paths whose state differs between `before` and `after` and that the parent's own tool calls
+ * did not touch. `touchedByParent` holds absolute or repository-relative paths (files or directories).
+ */
+export function escapedPaths(before: Fingerprint, after: Fingerprint, touchedByParent: Set<string>): string[] {
+	const touched = touchedMatcher(before.root, touchedByParent);
+	const changed = new Set<string>();
+	for (const [path, state] of Object.entries(after.entries)) if (before.entries[path] !== state) changed.add(path);
+	for (const path of Object.keys(before.entries)) if (!(path in after.entries)) changed.add(path);
+	return [...changed].filter((path) => !touched(path)).sort();
+}
+
+/** The escape check with a ready-made warning: changed paths plus whether HEAD moved. */
+export function checkEscape(before: Fingerprint, after: Fingerprint, touchedByParent: Set<string>): EscapeReport {
+	const paths = escapedPaths(before, after, touchedByParent);
+	const headMoved = before.head !== after.head ? { from: before.head, to: after.head } : null;
+	let warning: string | null = null;
+	if (paths.length > 0) {
+		const shown = paths.slice(0, 20).join(", ");
+		const more = paths.length > 20 ? ` and ${paths.length - 20} more` : "";
+		warning =
+			`While the isolated child ran, ${paths.length} path(s) in the parent's working tree ${before.root} changed ` +
+			`that the parent did not touch: ${shown}${more}. The child may have written outside its worktree; ` +
+			"review these changes (git status, git diff) before keeping them.";
+	}
+	if (headMoved) {
+		const move = `HEAD of ${before.root} moved from ${short(headMoved.from)} to ${short(headMoved.to)} during the run.`;
+		warning = warning ? `${warning} ${move}` : move;
+	}
+	return { paths, headMoved, warning };
+}
+
+function short(commit: string | null): string {
+	return commit ? commit.slice(0, 12) : "(no commit)";
+}

@@ -1,0 +1,226 @@
+/**
+ * A small wrapper around the real `git` binary (`execFile`, never a shell) and the git facts cadre
+ * needs about a parent's directory: repository root, current branch, HEAD. The stable facts (root,
+ * git directories, the cwd's place inside the repository) are detected once per cwd and cached
+ * (spec 07: "detect git facts once per parent cwd and cache them"); HEAD and the branch move while
+ * a session runs, so they are re-read from `.git` files on every call, without a subprocess.
+ */
+import { execFile } from "node:child_process";
+import { readFileSync, realpathSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+
+/** What one git invocation produced. */
+export interface GitResult {
+	/** The exit code (0 success). */
+	code: number;
+	stdout: string;
+	stderr: string;
+}
+
+/** Options of one git invocation. */
+export interface GitOptions {
+	/** Directory git runs in (`-C` is not used so relative paths in arguments mean this directory). */
+	cwd: string;
+	/** Extra environment variables layered over `process.env`. */
+	env?: Record<string, string>;
+}
+
+/** Thrown when the `git` binary cannot be started at all (not installed, not on PATH). */
+export class GitMissingError extends Error {
+	constructor(cause: string) {
+		super(`git is not installed or not on PATH (${cause})`);
+		this.name = "GitMissingError";
+	}
+}
+
+/**
+ * The binary to run: `CADRE_GIT` when set (tests use it to simulate a missing git), else `git`.
+ */
+function gitBinary(): string {
+	return process.env.CADRE_GIT || "git";
+}
+
+/**
+ * Runs `git args…` in `options.cwd` and resolves with its exit code and output. Never rejects for a
+ * nonzero exit; rejects with `GitMissingError` when git cannot be started.
+ */
+export function runGit(args: string[], options: GitOptions): Promise<GitResult> {
+	return new Promise((resolvePromise, reject) => {
+		execFile(
+			gitBinary(),
+			args,
+			{
+				cwd: options.cwd,
+				env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...options.env },
+				maxBuffer: 256 * 1024 * 1024,
+				encoding: "utf8",
+				windowsHide: true,
+			},
+			(error, stdout, stderr) => {
+				if (error && typeof error.code === "string") {
+					// ENOENT (binary missing) or EACCES; a missing cwd also surfaces as ENOENT.
+					if (error.code === "ENOENT" && !directoryExists(options.cwd)) {
+						resolvePromise({ code: 128, stdout: "", stderr: `directory does not exist: ${options.cwd}` });
+						return;
+					}
+					reject(new GitMissingError(error.code));
+					return;
+				}
+				const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+				resolvePromise({ code, stdout, stderr });
+			},
+		);
+	});
+}
+
+function directoryExists(path: string): boolean {
+	try {
+		return realpathSync(path) !== "";
+	} catch {
+		return false;
+	}
+}
+
+/** Runs git and returns stdout, or throws an `Error` carrying git's stderr on a nonzero exit. */
+export async function gitOrThrow(args: string[], options: GitOptions): Promise<string> {
+	const result = await runGit(args, options);
+	if (result.code !== 0) {
+		throw new Error(`git ${args[0] ?? ""} failed: ${firstLine(result.stderr) || `exit ${result.code}`}`);
+	}
+	return result.stdout;
+}
+
+/** The first nonempty line of git's output, for messages. */
+export function firstLine(text: string): string {
+	return (
+		text
+			.split("\n")
+			.map((line) => line.trim())
+			.find((line) => line !== "") ?? ""
+	);
+}
+
+/** The stable facts of a directory inside a git repository. */
+export interface RepoFacts {
+	/** Absolute real path of the working tree's top level. */
+	root: string;
+	/** Absolute path of this working tree's git directory (`.git`, or `.git/worktrees/<name>`). */
+	gitDir: string;
+	/** Absolute path of the repository's common git directory (refs, objects, config). */
+	commonDir: string;
+	/** The cwd relative to `root` with `/` separators; `""` at the top level. */
+	prefix: string;
+}
+
+/** Repository facts plus where HEAD is right now. */
+export interface GitFacts extends RepoFacts {
+	/** The checked-out branch name (`main`), or null when HEAD is detached. */
+	branch: string | null;
+	/** The commit HEAD points at, or null in a repository without commits. */
+	head: string | null;
+}
+
+/** Why a directory has no git facts. */
+export type GitFactsFailure =
+	| { ok: false; code: "git-missing"; message: string }
+	| { ok: false; code: "not-a-repository"; message: string };
+
+const repoCache = new Map<string, Promise<RepoFacts | GitFactsFailure>>();
+
+/** Forgets every cached fact (tests, or after the user moved a repository). */
+export function clearGitFactsCache(): void {
+	repoCache.clear();
+}
+
+/**
+ * The repository facts of `cwd`, detected with one `git rev-parse` the first time and cached per
+ * cwd afterwards. A failure (not a repository, git missing) is not cached, so running `git init`
+ * later is noticed.
+ */
+export async function repoFacts(cwd: string): Promise<{ ok: true; facts: RepoFacts } | GitFactsFailure> {
+	const key = resolve(cwd);
+	let pending = repoCache.get(key);
+	if (!pending) {
+		pending = detectRepoFacts(key);
+		repoCache.set(key, pending);
+	}
+	const result = await pending;
+	if ("ok" in result) {
+		repoCache.delete(key);
+		return result;
+	}
+	return { ok: true, facts: result };
+}
+
+async function detectRepoFacts(cwd: string): Promise<RepoFacts | GitFactsFailure> {
+	let result: GitResult;
+	try {
+		result = await runGit(["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"], { cwd });
+	} catch (error) {
+		return { ok: false, code: "git-missing", message: (error as Error).message };
+	}
+	const lines = result.stdout.split("\n").filter((line) => line !== "");
+	if (result.code !== 0 || lines.length < 3) {
+		const why = firstLine(result.stderr) || "git rev-parse found no working tree";
+		return { ok: false, code: "not-a-repository", message: `${cwd} is not inside a git working tree (${why})` };
+	}
+	const root = realpathSync(lines[0] as string);
+	const gitDir = lines[1] as string;
+	const commonRaw = lines[2] as string;
+	const commonDir = isAbsolute(commonRaw) ? commonRaw : resolve(cwd, commonRaw);
+	let realCwd = cwd;
+	try {
+		realCwd = realpathSync(cwd);
+	} catch {
+		// keep the given path
+	}
+	const rel = relative(root, realCwd);
+	const prefix = rel.startsWith("..") || isAbsolute(rel) ? "" : rel.split(sep).join("/");
+	return { root, gitDir, commonDir, prefix };
+}
+
+/**
+ * The git facts of `cwd`: the cached repository facts plus HEAD and the branch, read from the git
+ * directory's files (no subprocess). Returns the failure when `cwd` is not in a repository.
+ */
+export async function gitFacts(cwd: string): Promise<{ ok: true; facts: GitFacts } | GitFactsFailure> {
+	const repo = await repoFacts(cwd);
+	if (!repo.ok) return repo;
+	return { ok: true, facts: { ...repo.facts, ...readHead(repo.facts) } };
+}
+
+/** Reads HEAD from files: the branch it names and the commit it resolves to (null when unborn). */
+export function readHead(repo: Pick<RepoFacts, "gitDir" | "commonDir">): { branch: string | null; head: string | null } {
+	let text: string;
+	try {
+		text = readFileSync(join(repo.gitDir, "HEAD"), "utf8").trim();
+	} catch {
+		return { branch: null, head: null };
+	}
+	if (!text.startsWith("ref: ")) return { branch: null, head: /^[0-9a-f]{40,64}$/.test(text) ? text : null };
+	const ref = text.slice(5).trim();
+	const branch = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null;
+	return { branch, head: readRef(repo, ref) };
+}
+
+/** Resolves a full ref name from loose ref files or `packed-refs`; null when it does not exist. */
+export function readRef(repo: Pick<RepoFacts, "gitDir" | "commonDir">, ref: string): string | null {
+	for (const dir of [repo.gitDir, repo.commonDir]) {
+		try {
+			const value = readFileSync(join(dir, ref), "utf8").trim();
+			if (value.startsWith("ref: ")) return readRef(repo, value.slice(5).trim());
+			if (/^[0-9a-f]{40,64}$/.test(value)) return value;
+		} catch {
+			// not a loose ref here
+		}
+	}
+	try {
+		for (const line of readFileSync(join(repo.commonDir, "packed-refs"), "utf8").split("\n")) {
+			const space = line.indexOf(" ");
+			if (space > 0 && line.slice(space + 1) === ref && !line.startsWith("#")) return line.slice(0, space);
+		}
+	} catch {
+		// no packed refs
+	}
+	return null;
+}

@@ -1,0 +1,380 @@
+/**
+ * Managing what isolated runs left behind (spec 05 "Applying back"): list cadre's worktrees and
+ * `cadre/*` branches with their state, apply a branch to the parent's current branch without ever
+ * leaving a half-applied tree, and clean worktrees that hold nothing left to keep. Plain functions
+ * returning plain data, shared by `cadre worktrees` and the pi `/subagents` command.
+ */
+import { existsSync, rmdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { checkEscape, type Fingerprint, FINGERPRINT_STATUS_ARGS, parseStatus, takeFingerprint } from "./escape-check.ts";
+import { firstLine, readHead, readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
+import { commitIdentityEnv, type DiffStat, diffStat, type WorktreeRecord, worktreeRecords } from "./worktree.ts";
+
+/** A failure to even look at the repository. */
+export interface AdminFailure {
+	ok: false;
+	code: "not-a-repository" | "git-missing";
+	message: string;
+	hint: string;
+}
+
+/** One isolated run's leftovers: its branch, its worktree, or both. */
+export interface CadreWorktreeEntry {
+	/** The run id (`cadre/<id>`). */
+	id: string;
+	/** `cadre/<id>` when the branch exists, else null. */
+	branch: string | null;
+	/** The branch tip, or null. */
+	commit: string | null;
+	/** The tip's subject line, or null. */
+	subject: string | null;
+	/** The tip's committer date (ISO 8601), or null. */
+	date: string | null;
+	/** Whether the branch is already contained in the parent's HEAD (merged, or nothing to apply). */
+	applied: boolean;
+	/** The worktree directory when git still records one for this branch, else null. */
+	worktreePath: string | null;
+	/** Whether that directory exists (false: git's record is stale and `clean` prunes it). */
+	worktreeExists: boolean;
+	/** Paths in the worktree not committed to the branch (tracked changes and untracked files). */
+	uncommitted: string[];
+	/** Ignored files and directories in the worktree. */
+	ignored: string[];
+	/** One word for tables: `applied`, `unapplied`, `kept`, `dirty`, `stale`. */
+	state: "applied" | "unapplied" | "kept" | "dirty" | "stale";
+}
+
+/** What `listCadreWorktrees` found. */
+export interface WorktreeListing {
+	ok: true;
+	repoRoot: string;
+	/** The parent's branch, or null when detached. */
+	currentBranch: string | null;
+	entries: CadreWorktreeEntry[];
+}
+
+async function openRepo(cwd: string): Promise<{ ok: true; facts: RepoFacts } | AdminFailure> {
+	const repo = await repoFacts(cwd);
+	if (repo.ok) return repo;
+	return {
+		ok: false,
+		code: repo.code,
+		message: repo.message,
+		hint: repo.code === "git-missing" ? "Install git or put it on PATH." : "Run the command inside the repository (or pass --cwd).",
+	};
+}
+
+/** Lists every `cadre/*` branch and every worktree checked out on one, with their state. */
+export async function listCadreWorktrees(cwd: string): Promise<WorktreeListing | AdminFailure> {
+	const repo = await openRepo(cwd);
+	if (!repo.ok) return repo;
+	const root = repo.facts.root;
+	const { head, branch: currentBranch } = readHead(repo.facts);
+	const format = "%(refname:lstrip=3)%00%(objectname)%00%(committerdate:iso-strict)%00%(subject)";
+	const [refs, merged, records] = await Promise.all([
+		runGit(["for-each-ref", `--format=${format}`, "refs/heads/cadre/"], { cwd: root }),
+		head
+			? runGit(["for-each-ref", "--format=%(refname:lstrip=3)", "--merged", head, "refs/heads/cadre/"], { cwd: root })
+			: Promise.resolve({ code: 0, stdout: "", stderr: "" }),
+		worktreeRecords(root),
+	]);
+	const mergedIds = new Set(merged.stdout.split("\n").filter((line) => line !== ""));
+	const byId = new Map<string, CadreWorktreeEntry>();
+	const entry = (id: string): CadreWorktreeEntry => {
+		let found = byId.get(id);
+		if (!found) {
+			found = {
+				id,
+				branch: null,
+				commit: null,
+				subject: null,
+				date: null,
+				applied: false,
+				worktreePath: null,
+				worktreeExists: false,
+				uncommitted: [],
+				ignored: [],
+				state: "unapplied",
+			};
+			byId.set(id, found);
+		}
+		return found;
+	};
+	for (const line of refs.stdout.split("\n")) {
+		if (line === "") continue;
+		const [id, commit, date, subject] = line.split("\0") as [string, string, string, string];
+		Object.assign(entry(id), { branch: `cadre/${id}`, commit, date, subject, applied: mergedIds.has(id) });
+	}
+	const kept: [CadreWorktreeEntry, WorktreeRecord][] = [];
+	for (const record of records) {
+		if (!record.branch?.startsWith("refs/heads/cadre/")) continue;
+		const found = entry(record.branch.slice("refs/heads/cadre/".length));
+		found.worktreePath = record.path;
+		found.worktreeExists = existsSync(join(record.path, ".git"));
+		if (found.worktreeExists) kept.push([found, record]);
+	}
+	await Promise.all(
+		kept.map(async ([found, record]) => {
+			const status = await runGit([...FINGERPRINT_STATUS_ARGS, "--ignored=matching"], { cwd: record.path });
+			const parsed = parseStatus(status.stdout);
+			found.uncommitted = parsed.entries.filter((e) => e.kind !== "!").map((e) => e.path);
+			found.ignored = parsed.entries.filter((e) => e.kind === "!").map((e) => e.path);
+		}),
+	);
+	for (const found of byId.values()) {
+		if (found.worktreePath && !found.worktreeExists) found.state = "stale";
+		else if (found.uncommitted.length > 0) found.state = "dirty";
+		else if (found.worktreePath) found.state = "kept";
+		else found.state = found.applied ? "applied" : "unapplied";
+	}
+	const entries = [...byId.values()].sort((a, b) => (a.date ?? "").localeCompare(b.date ?? "") || a.id.localeCompare(b.id));
+	return { ok: true, repoRoot: root, currentBranch, entries };
+}
+
+/** What applying a branch did. */
+export interface ApplyResult {
+	ok: boolean;
+	/**
+	 * `applied` (merged or fast-forwarded), `already-applied`, `conflict` (tree untouched or restored),
+	 * `refused` (nothing was attempted: say what to do), `failed` (git failed; see `message`).
+	 */
+	outcome: "applied" | "already-applied" | "conflict" | "refused" | "failed";
+	message: string;
+	/** What the user can do next, or null. */
+	hint: string | null;
+	/** Conflicting paths (outcome `conflict`) or the dirty paths that blocked it (`refused`). */
+	paths: string[];
+	/** The parent's HEAD after applying (outcome `applied`), else null. */
+	commit: string | null;
+	/** Whether the parent's branch was simply moved forward to the cadre branch. */
+	fastForward: boolean;
+	diffStat: DiffStat | null;
+}
+
+/** Options of `applyCadreWorktree`. */
+export interface ApplyOptions {
+	/** The parent's directory (any directory inside the repository). */
+	cwd: string;
+	/** The run id: applies `cadre/<id>`. */
+	id: string;
+	/**
+	 * Check for conflicts with `git merge-tree` before touching the tree (default true). With false,
+	 * or when git is too old for `merge-tree --write-tree`, the merge runs and is aborted on conflict.
+	 */
+	preflight?: boolean;
+}
+
+function result(outcome: ApplyResult["outcome"], message: string, extra: Partial<ApplyResult> = {}): ApplyResult {
+	return {
+		ok: outcome === "applied" || outcome === "already-applied",
+		outcome,
+		message,
+		hint: null,
+		paths: [],
+		commit: null,
+		fastForward: false,
+		diffStat: null,
+		...extra,
+	};
+}
+
+function split(output: string, separator = "\0"): string[] {
+	return output.split(separator).filter((line) => line !== "");
+}
+
+/** Git operations in progress in a git directory (a merge, rebase, cherry-pick, …), by marker file. */
+function operationInProgress(gitDir: string): string | null {
+	for (const [marker, name] of [
+		["MERGE_HEAD", "a merge"],
+		["CHERRY_PICK_HEAD", "a cherry-pick"],
+		["REVERT_HEAD", "a revert"],
+		["rebase-merge", "a rebase"],
+		["rebase-apply", "a rebase or am"],
+	] as const) {
+		if (existsSync(join(gitDir, marker))) return name;
+	}
+	return null;
+}
+
+/**
+ * Merges `cadre/<id>` into the parent's current branch (fast-forward when possible). Never leaves a
+ * half-applied state: it refuses up front when uncommitted parent changes could be lost, checks for
+ * conflicts without touching the tree, and when a merge fails anyway it aborts and verifies that the
+ * parent's tree and index are exactly as before.
+ */
+export async function applyCadreWorktree(options: ApplyOptions): Promise<ApplyResult> {
+	const repo = await openRepo(options.cwd);
+	if (!repo.ok) return result("refused", repo.message, { hint: repo.hint });
+	const facts = repo.facts;
+	const root = facts.root;
+	const branch = `cadre/${options.id}`;
+	const tip = readRef(facts, `refs/heads/${branch}`);
+	if (!tip) {
+		return result("refused", `There is no branch ${branch} in ${root}.`, {
+			hint: "Run `cadre worktrees list` to see the ids cadre kept.",
+		});
+	}
+	const { head, branch: current } = readHead(facts);
+	if (!head) return result("refused", `${root} has no commit to apply ${branch} to.`, { hint: "Commit once first." });
+	const busy = operationInProgress(facts.gitDir);
+	if (busy) {
+		return result("refused", `${root} is in the middle of ${busy}.`, {
+			hint: "Finish or abort it (git status shows how), then apply again.",
+		});
+	}
+	const ancestor = await runGit(["merge-base", "--is-ancestor", tip, head], { cwd: root });
+	if (ancestor.code === 0) {
+		return result("already-applied", `${branch} is already contained in ${current ?? "HEAD"}; nothing to apply.`, {
+			commit: head,
+		});
+	}
+	const [before, changedOnBranch] = await Promise.all([
+		takeFingerprint(root),
+		runGit(["diff", "--name-only", "-z", "--no-renames", `${head}...${tip}`], { cwd: root }),
+	]);
+	const staged = Object.entries(before.entries)
+		.filter(([, state]) => state.startsWith("u ") || (state.startsWith("1 ") && state[2] !== "."))
+		.map(([path]) => path);
+	if (staged.length > 0) {
+		return result("refused", `The index of ${root} has staged or unmerged changes: ${staged.join(", ")}.`, {
+			paths: staged,
+			hint: `Commit them or unstage them (git restore --staged <path>), then run \`cadre worktrees apply ${options.id}\` again.`,
+		});
+	}
+	const touched = new Set(split(changedOnBranch.stdout));
+	const overlap = Object.keys(before.entries).filter((path) => touched.has(path));
+	if (overlap.length > 0) {
+		return result(
+			"refused",
+			`${branch} changes files that have uncommitted changes in ${root}: ${overlap.join(", ")}. Applying could lose them.`,
+			{
+				paths: overlap,
+				hint: `Commit or stash them (git stash -u), then run \`cadre worktrees apply ${options.id}\` again.`,
+			},
+		);
+	}
+	if (options.preflight !== false) {
+		const check = await runGit(["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", head, tip], {
+			cwd: root,
+		});
+		if (check.code === 1) {
+			const paths = [...new Set(split(check.stdout).slice(1))];
+			return conflict(branch, current, paths, options.id);
+		}
+		// code 0: a clean merge; anything else (an old git): let the merge itself find out
+	}
+	const env = await commitIdentityEnv(root);
+	const merge = await runGit(
+		["merge", "--no-edit", "-m", `Apply ${branch} (cadre sub-agent run ${options.id})`, tip],
+		{ cwd: root, env },
+	);
+	if (merge.code !== 0) return restoreAfterFailedMerge(root, facts.gitDir, before, branch, current, options.id, merge.stderr || merge.stdout);
+	const after = readHead(facts).head ?? head;
+	return result("applied", `Applied ${branch} to ${current ?? "HEAD"}.`, {
+		commit: after,
+		fastForward: after === tip,
+		diffStat: await diffStat(root, head, after),
+	});
+}
+
+function conflict(branch: string, current: string | null, paths: string[], id: string): ApplyResult {
+	return result(
+		"conflict",
+		`${branch} conflicts with ${current ?? "HEAD"} in ${paths.length} path(s): ${paths.join(", ")}. Nothing was applied; your files are unchanged.`,
+		{
+			paths,
+			hint: `Resolve it by hand (git merge ${branch}), or discard the run's work (git branch -D ${branch}); \`cadre worktrees apply ${id}\` only applies cleanly merging work.`,
+		},
+	);
+}
+
+async function restoreAfterFailedMerge(
+	root: string,
+	gitDir: string,
+	before: Fingerprint,
+	branch: string,
+	current: string | null,
+	id: string,
+	gitMessage: string,
+): Promise<ApplyResult> {
+	let conflicts: string[] = [];
+	if (existsSync(join(gitDir, "MERGE_HEAD"))) {
+		const unmerged = await runGit(["diff", "--name-only", "-z", "--diff-filter=U"], { cwd: root });
+		conflicts = split(unmerged.stdout);
+		await runGit(["merge", "--abort"], { cwd: root });
+	}
+	const after = await takeFingerprint(root);
+	const report = checkEscape(before, after, new Set());
+	if (report.paths.length > 0 || report.headMoved) {
+		return result(
+			"failed",
+			`The merge of ${branch} failed (${firstLine(gitMessage)}) and the tree could not be restored exactly: ${report.warning}`,
+			{ paths: report.paths, hint: "Inspect with git status; git reflog shows where HEAD was." },
+		);
+	}
+	if (conflicts.length > 0) return conflict(branch, current, conflicts, id);
+	return result("failed", `git could not merge ${branch}: ${firstLine(gitMessage)}. Your files are unchanged.`, {
+		hint: "Fix what git reports, then apply again.",
+	});
+}
+
+/** What `cleanCadreWorktrees` did. */
+export interface CleanResult {
+	ok: true;
+	/** Worktrees removed (nothing in them was uncommitted or ignored). */
+	removed: { id: string; path: string }[];
+	/** Worktrees kept, with why. */
+	kept: { id: string; path: string; reason: string }[];
+	/** `cadre/*` branches deleted because they were already applied and had no worktree left. */
+	deletedBranches: string[];
+	/** Branches kept because their work is not applied yet. */
+	unappliedBranches: string[];
+}
+
+/**
+ * Removes cadre worktrees with nothing left to keep (no uncommitted, untracked or ignored files —
+ * their work is on the branch), prunes git's stale worktree records, and deletes `cadre/*` branches
+ * that are already applied and have no worktree. Unapplied branches are never deleted.
+ */
+export async function cleanCadreWorktrees(cwd: string): Promise<CleanResult | AdminFailure> {
+	const repo = await openRepo(cwd);
+	if (!repo.ok) return repo;
+	const root = repo.facts.root;
+	await runGit(["worktree", "prune"], { cwd: root });
+	const listing = await listCadreWorktrees(cwd);
+	if (!listing.ok) return listing;
+	const outcome: CleanResult = { ok: true, removed: [], kept: [], deletedBranches: [], unappliedBranches: [] };
+	for (const entry of listing.entries) {
+		let hasWorktree = entry.worktreePath !== null && entry.worktreeExists;
+		if (hasWorktree && entry.worktreePath) {
+			const path = entry.worktreePath;
+			if (entry.uncommitted.length > 0 || entry.ignored.length > 0) {
+				const reasons: string[] = [];
+				if (entry.uncommitted.length > 0) reasons.push(`uncommitted changes: ${entry.uncommitted.join(", ")}`);
+				if (entry.ignored.length > 0) reasons.push(`ignored files: ${entry.ignored.join(", ")}`);
+				outcome.kept.push({ id: entry.id, path, reason: reasons.join("; ") });
+			} else {
+				const removed = await runGit(["worktree", "remove", path], { cwd: root });
+				if (removed.code === 0) {
+					outcome.removed.push({ id: entry.id, path });
+					hasWorktree = false;
+					try {
+						rmdirSync(dirname(path));
+					} catch {
+						// other worktrees remain in the folder
+					}
+				} else {
+					outcome.kept.push({ id: entry.id, path, reason: firstLine(removed.stderr) });
+				}
+			}
+		}
+		if (!entry.branch || hasWorktree) continue;
+		if (entry.applied) {
+			const deleted = await runGit(["branch", "-d", entry.branch], { cwd: root });
+			if (deleted.code === 0) outcome.deletedBranches.push(entry.branch);
+		} else {
+			outcome.unappliedBranches.push(entry.branch);
+		}
+	}
+	return outcome;
+}

@@ -1,0 +1,678 @@
+/**
+ * Worktree isolation for one run (spec 05): create a git worktree for the child on a branch
+ * `cadre/<run-id>` from the parent's HEAD, commit everything the child left behind when the run ends
+ * (whatever its terminal state), remove the worktree only when nothing in it needs keeping, and
+ * reopen it for a resumed run. Fails closed: every failure is a typed value the run turns into a
+ * refusal, unless the operator allowed the shared-directory fallback.
+ *
+ * Cost per spawn: one `git status` (the parent's dirty state and the escape check's "before"
+ * fingerprint) and one `git worktree add`, run concurrently; repository facts are cached per cwd.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import type { Diagnostic } from "../core/diagnostics.ts";
+import type { Settings } from "../files/types.ts";
+import {
+	FINGERPRINT_STATUS_ARGS,
+	type Fingerprint,
+	fingerprintFromStatus,
+	parseStatus,
+	type StatusEntry,
+} from "./escape-check.ts";
+import { GitMissingError, type GitResult, firstLine, readHead, readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
+
+/** Why isolation could not be set up. */
+export type WorktreeFailureCode =
+	| "git-missing"
+	| "not-a-repository"
+	| "no-commits"
+	| "bad-run-id"
+	| "cwd-outside-repository"
+	| "base-dir-inside-repository"
+	| "creation-failed";
+
+/** A typed failure the run turns into a refusal (or into the shared fallback when allowed). */
+export interface WorktreeFailure {
+	code: WorktreeFailureCode;
+	/** What went wrong, in one sentence, with git's own words when git failed. */
+	message: string;
+	/** What the user can do about it. */
+	hint: string;
+}
+
+/** Everything a run needs to finish (or resume) its worktree. Plain, JSON-serialisable data. */
+export interface WorktreeHandle {
+	runId: string;
+	/** `cadre/<run-id>`. */
+	branch: string;
+	/** The parent repository's top level (absolute, real path). */
+	repoRoot: string;
+	/** The repository's common git directory. */
+	commonDir: string;
+	/** The worktree's top level. */
+	worktreePath: string;
+	/** The child's cwd: the parent's (or the request's) place in the repository, inside the worktree. */
+	cwd: string;
+	/** The commit the run started from (the parent's HEAD, or the branch tip when reopened). */
+	base: string;
+	/** The parent's branch when the worktree was made, or null when detached. */
+	parentBranch: string | null;
+	/** Whether this handle created `cadre/<run-id>` (an unchanged branch it created is deleted at finish). */
+	createdBranch: boolean;
+	/** Repository-relative paths the parent had uncommitted (staged, unstaged or untracked) — the child cannot see them. */
+	parentDirty: string[];
+	/** Plain-words notes for the result (uncommitted parent changes, a created cwd, a reused worktree). */
+	notices: string[];
+	/** The parent's fingerprint before the run, for the escape check. */
+	before: Fingerprint;
+}
+
+/** The outcome of preparing isolation for a spawn. */
+export type IsolationOutcome =
+	| { kind: "worktree"; handle: WorktreeHandle }
+	| {
+			kind: "shared-fallback";
+			/** The directory the child runs in: the parent's (or the request's) cwd, shared with the parent. */
+			cwd: string;
+			cause: WorktreeFailure;
+			/** `isolation: shared-fallback — …` in plain words, for the result. */
+			notice: string;
+	  }
+	| { kind: "refused"; failure: WorktreeFailure };
+
+/** Options of `createWorktree`. */
+export interface CreateWorktreeOptions {
+	/** The run id; becomes the branch `cadre/<run-id>` and the worktree's directory name. */
+	runId: string;
+	/** The parent's cwd (absolute). */
+	parentCwd: string;
+	/** The request's cwd (absolute, or relative to `parentCwd`), or null/undefined for the parent's cwd. */
+	requestCwd?: string | null;
+	/** pi's agent directory (`$PI_CODING_AGENT_DIR` or `~/.pi/agent`); the default base lives under it. */
+	agentDir: string;
+	/** Settings `worktree`: `baseDir` (null = default) and `allowSharedFallback`. */
+	settings: Settings["worktree"];
+	/** Home directory for `~/` in `baseDir` (default: `os.homedir()`). */
+	homeDir?: string;
+}
+
+/** What the run reports when it ends; the commit message names type and description. */
+export interface FinishInfo {
+	/** The child's type (canonical name). */
+	type: string;
+	/** The spawn's 3–5 word description. */
+	description: string;
+	/** The run's terminal state. */
+	status: "completed" | "failed" | "aborted" | "stopped";
+}
+
+/** Lines added and removed per file between the run's base and its commit. */
+export interface DiffStat {
+	files: { path: string; added: number | null; removed: number | null }[];
+	added: number;
+	removed: number;
+	/** `3 files changed, 10 insertions(+), 2 deletions(-)`. */
+	summary: string;
+}
+
+/** What finishing a worktree did, for the run's result. */
+export interface WorktreeFinishReport {
+	runId: string;
+	worktreePath: string;
+	/** `cadre/<run-id>` when it holds the child's work (it still exists), else null. */
+	branch: string | null;
+	/** The branch tip after finishing when the child changed anything, else null. */
+	commit: string | null;
+	/** Whether cadre made a commit of the child's uncommitted work now. */
+	committed: boolean;
+	/** Whether the branch differs from the base (cadre's commit or the child's own commits). */
+	changed: boolean;
+	diffStat: DiffStat | null;
+	/** Whether the worktree directory still exists. */
+	kept: boolean;
+	/** Why it was kept, in plain words, or null. */
+	keptBecause: string | null;
+	/** Ignored files and directories the child left (never committed, so the worktree is kept). */
+	ignoredFiles: string[];
+	/** Nested git repositories the child created (not committed, so the worktree is kept). */
+	nestedRepositories: string[];
+	/** Something that went wrong (the worktree is then kept), or null. */
+	error: string | null;
+	/** One paragraph for the result, in plain words. */
+	summary: string;
+}
+
+/** The fixed identity cadre commits with when the repository has none configured. */
+export const CADRE_IDENTITY = { name: "cadre", email: "cadre@localhost" } as const;
+
+/** Git options every cadre commit uses: no signing, no hooks that could block the commit. */
+const COMMIT_CONFIG = ["-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"];
+
+/**
+ * Whether `id` may be a run id: a single valid git ref component that is also a plain directory
+ * name (letters, digits, `.`, `_`, `-`; no `..`, no leading `.`/`-`, no trailing `.lock`).
+ */
+export function isValidRunId(id: string): boolean {
+	return (
+		/^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/.test(id) && !id.includes("..") && !id.endsWith(".lock") && !id.endsWith(".")
+	);
+}
+
+/** `<repo-name>-<first 8 hex of sha256(root)>`: the per-repository folder under the base directory. */
+export function repoFolderName(root: string): string {
+	const hash = createHash("sha256").update(root).digest("hex").slice(0, 8);
+	const name = basename(root).replace(/[^A-Za-z0-9._-]/g, "_") || "repo";
+	return `${name}-${hash}`;
+}
+
+/**
+ * The directory worktrees of this repository go to: settings `worktree.baseDir` (`~/` expands to the
+ * home directory, a relative path resolves against the agent directory) or `<agentDir>/cadre/worktrees`,
+ * then `<repo-name>-<hash>`.
+ */
+export function worktreeRepoDir(root: string, agentDir: string, baseDir: string | null, homeDir = homedir()): string {
+	let base = join(agentDir, "cadre", "worktrees");
+	if (baseDir) {
+		if (baseDir === "~" || baseDir.startsWith("~/")) base = join(homeDir, baseDir.slice(1));
+		else base = resolve(agentDir, baseDir);
+	}
+	return join(base, repoFolderName(root));
+}
+
+/** Turns a failure into a `worktree-unavailable` diagnostic (file-less, as spec 02 describes). */
+export function failureDiagnostic(failure: WorktreeFailure, severity: "error" | "warning" = "error"): Diagnostic {
+	return {
+		severity,
+		file: null,
+		line: null,
+		column: null,
+		code: "worktree-unavailable",
+		message: failure.message,
+		hint: failure.hint,
+	};
+}
+
+function fail(code: WorktreeFailureCode, message: string, hint: string): WorktreeFailure {
+	return { code, message, hint };
+}
+
+function isInside(parent: string, child: string): boolean {
+	const rel = relative(parent, child);
+	return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+function realOrResolved(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		// a path that does not exist yet: resolve its nearest existing ancestor
+		const parent = dirname(path);
+		return parent === path ? path : join(realOrResolved(parent), basename(path));
+	}
+}
+
+/** Where the child's cwd is inside the repository (relative, `sep`-separated), or a failure. */
+function relativeCwd(root: string, parentCwd: string, requestCwd: string | null | undefined): string | WorktreeFailure {
+	const wanted = realOrResolved(requestCwd ? resolve(parentCwd, requestCwd) : parentCwd);
+	if (!isInside(root, wanted)) {
+		return fail(
+			"cwd-outside-repository",
+			`The child's directory ${wanted} is outside the repository ${root}, so it has no place in a worktree.`,
+			"Use a cwd inside the repository, or run the child without worktree isolation.",
+		);
+	}
+	return relative(root, wanted);
+}
+
+function refuseOrFallback(failure: WorktreeFailure, options: CreateWorktreeOptions): IsolationOutcome {
+	if (!options.settings.allowSharedFallback) return { kind: "refused", failure };
+	const cwd = options.requestCwd ? resolve(options.parentCwd, options.requestCwd) : options.parentCwd;
+	return {
+		kind: "shared-fallback",
+		cwd,
+		cause: failure,
+		notice:
+			`isolation: shared-fallback — worktree isolation was requested but could not be set up (${failure.message}), ` +
+			`so the child ran in the shared directory ${cwd}, where its edits land directly in the parent's files ` +
+			"(settings worktree.allowSharedFallback is true).",
+	};
+}
+
+/** Classifies a `git worktree add` failure. */
+function creationFailure(result: GitResult, path: string): WorktreeFailure {
+	const why = firstLine(result.stderr) || `git exited with ${result.code}`;
+	return fail(
+		"creation-failed",
+		`git could not create the worktree ${path}: ${why}`,
+		/already exists/.test(result.stderr)
+			? "A worktree or branch for this run id already exists; run `cadre worktrees list` and `cadre worktrees clean`."
+			: "Check that the base directory (settings worktree.baseDir) is writable and that git works in this repository.",
+	);
+}
+
+/** Status entries that are uncommitted work (everything except ignored files). */
+function dirtyPaths(entries: StatusEntry[]): string[] {
+	return entries.filter((e) => e.kind !== "!").map((e) => e.path);
+}
+
+function plural(n: number, word: string): string {
+	return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function dirtyNotice(dirty: string[], base: string): string | null {
+	if (dirty.length === 0) return null;
+	const shown = dirty.slice(0, 10).join(", ");
+	const more = dirty.length > 10 ? ` and ${dirty.length - 10} more` : "";
+	return (
+		`The parent had ${plural(dirty.length, "uncommitted change")} (${shown}${more}) that the child could not see: ` +
+		`its worktree started from the last commit ${base.slice(0, 12)}.`
+	);
+}
+
+/**
+ * Creates the worktree for a run: branch `cadre/<run-id>` at the parent's current HEAD, in
+ * `<baseDir>/<repo>-<hash>/<run-id>`. Never throws; every failure is a typed outcome.
+ */
+export async function createWorktree(options: CreateWorktreeOptions): Promise<IsolationOutcome> {
+	if (!isValidRunId(options.runId)) {
+		return refuseOrFallback(
+			fail(
+				"bad-run-id",
+				`The run id "${options.runId}" cannot name a git branch and directory.`,
+				"Use letters, digits, '.', '_' and '-' only.",
+			),
+			options,
+		);
+	}
+	const repo = await repoFacts(options.parentCwd);
+	if (!repo.ok) {
+		const hint =
+			repo.code === "git-missing"
+				? "Install git (or put it on PATH), or run the child without worktree isolation."
+				: "Run `git init` and commit once, start pi inside a git repository, or run the child without worktree isolation.";
+		return refuseOrFallback(fail(repo.code, repo.message, hint), options);
+	}
+	const facts = repo.facts;
+	const rel = relativeCwd(facts.root, options.parentCwd, options.requestCwd);
+	if (typeof rel !== "string") return refuseOrFallback(rel, options);
+	const { head, branch } = readHead(facts);
+	if (!head) {
+		return refuseOrFallback(
+			fail(
+				"no-commits",
+				`The repository ${facts.root} has no commit yet, so there is nothing to start a worktree from.`,
+				"Commit once (git commit --allow-empty -m init), then retry.",
+			),
+			options,
+		);
+	}
+	const repoDir = worktreeRepoDir(facts.root, options.agentDir, options.settings.baseDir, options.homeDir);
+	const path = join(repoDir, options.runId);
+	if (isInside(facts.root, realOrResolved(path))) {
+		return refuseOrFallback(
+			fail(
+				"base-dir-inside-repository",
+				`The worktree directory ${path} would be inside the parent's working tree ${facts.root}.`,
+				"Set settings worktree.baseDir to a directory outside the repository, or remove it to use the default.",
+			),
+			options,
+		);
+	}
+	return addWorktree(facts, options, { path, rel, head, parentBranch: branch, newBranch: true, startPoint: head });
+}
+
+interface AddPlan {
+	path: string;
+	rel: string;
+	/** The parent's HEAD (for the dirty notice). */
+	head: string;
+	parentBranch: string | null;
+	/** `-b cadre/<id>` at `startPoint` when true; check out the existing branch when false. */
+	newBranch: boolean;
+	startPoint: string;
+}
+
+async function addWorktree(facts: RepoFacts, options: CreateWorktreeOptions, plan: AddPlan): Promise<IsolationOutcome> {
+	const branchName = `cadre/${options.runId}`;
+	const addArgs = plan.newBranch
+		? ["worktree", "add", "--quiet", "-b", branchName, plan.path, plan.startPoint]
+		: ["worktree", "add", "--quiet", plan.path, branchName];
+	let added: GitResult;
+	let status: GitResult;
+	try {
+		mkdirSync(dirname(plan.path), { recursive: true });
+		[added, status] = await Promise.all([
+			runGit(addArgs, { cwd: facts.root }),
+			runGit(FINGERPRINT_STATUS_ARGS, { cwd: facts.root }),
+		]);
+	} catch (error) {
+		const message = (error as Error).message;
+		if (error instanceof GitMissingError) {
+			return refuseOrFallback(fail("git-missing", message, "Install git (or put it on PATH)."), options);
+		}
+		return refuseOrFallback(
+			fail("creation-failed", `Could not prepare ${plan.path}: ${message}`, "Check settings worktree.baseDir."),
+			options,
+		);
+	}
+	if (added.code !== 0) return refuseOrFallback(creationFailure(added, plan.path), options);
+	const parsed = parseStatus(status.code === 0 ? status.stdout : "");
+	const before = fingerprintFromStatus(facts.root, { ...parsed, head: parsed.head ?? plan.head });
+	const base = plan.newBranch ? plan.startPoint : (readRef(facts, `refs/heads/${branchName}`) ?? plan.startPoint);
+	const notices: string[] = [];
+	const dirty = dirtyPaths(parsed.entries);
+	const dirtyText = dirtyNotice(dirty, plan.head);
+	if (dirtyText) notices.push(dirtyText);
+	if (!plan.newBranch) notices.push(`Resumed in the worktree rebuilt from ${branchName} at ${base.slice(0, 12)}.`);
+	const cwd = join(plan.path, plan.rel);
+	if (!existsSync(cwd)) {
+		mkdirSync(cwd, { recursive: true });
+		notices.push(`The directory ${plan.rel} is not in the last commit; it was created empty in the worktree.`);
+	}
+	return {
+		kind: "worktree",
+		handle: {
+			runId: options.runId,
+			branch: branchName,
+			repoRoot: facts.root,
+			commonDir: facts.commonDir,
+			worktreePath: plan.path,
+			cwd,
+			base,
+			parentBranch: plan.parentBranch,
+			createdBranch: plan.newBranch,
+			parentDirty: dirty,
+			notices,
+			before,
+		},
+	};
+}
+
+/** Options of `reopenWorktree`: those of `createWorktree`, plus what the earlier run recorded. */
+export interface ReopenWorktreeOptions extends CreateWorktreeOptions {
+	/** The earlier run's handle or finish report, when stored (its `worktreePath` is reused). */
+	previous?: { worktreePath: string } | null;
+}
+
+/**
+ * Reopens the worktree of an isolated run being resumed: reuses the worktree when it still exists,
+ * rebuilds it from `cadre/<run-id>` when only the branch is left, and creates a fresh one from the
+ * parent's HEAD when neither is (the earlier run changed nothing).
+ */
+export async function reopenWorktree(options: ReopenWorktreeOptions): Promise<IsolationOutcome> {
+	if (!isValidRunId(options.runId)) return createWorktree(options);
+	const repo = await repoFacts(options.parentCwd);
+	if (!repo.ok) return createWorktree(options);
+	const facts = repo.facts;
+	const branchName = `cadre/${options.runId}`;
+	const tip = readRef(facts, `refs/heads/${branchName}`);
+	if (!tip) return createWorktree(options);
+	const rel = relativeCwd(facts.root, options.parentCwd, options.requestCwd);
+	if (typeof rel !== "string") return refuseOrFallback(rel, options);
+	const { head, branch } = readHead(facts);
+	const list = await worktreeRecords(facts.root);
+	const record = list.find((w) => w.branch === `refs/heads/${branchName}`);
+	if (record && existsSync(join(record.path, ".git"))) {
+		const status = await runGit(FINGERPRINT_STATUS_ARGS, { cwd: facts.root });
+		const parsed = parseStatus(status.code === 0 ? status.stdout : "");
+		const dirty = dirtyPaths(parsed.entries);
+		const notices = [`Resumed in the existing worktree ${record.path}.`];
+		const dirtyText = head ? dirtyNotice(dirty, head) : null;
+		if (dirtyText) notices.push(dirtyText);
+		const cwd = join(record.path, rel);
+		if (!existsSync(cwd)) mkdirSync(cwd, { recursive: true });
+		return {
+			kind: "worktree",
+			handle: {
+				runId: options.runId,
+				branch: branchName,
+				repoRoot: facts.root,
+				commonDir: facts.commonDir,
+				worktreePath: record.path,
+				cwd,
+				base: record.head ?? tip,
+				parentBranch: branch,
+				createdBranch: false,
+				parentDirty: dirty,
+				notices,
+				before: fingerprintFromStatus(facts.root, parsed),
+			},
+		};
+	}
+	if (record) await runGit(["worktree", "prune"], { cwd: facts.root });
+	const path =
+		options.previous?.worktreePath ??
+		join(worktreeRepoDir(facts.root, options.agentDir, options.settings.baseDir, options.homeDir), options.runId);
+	return addWorktree(facts, options, {
+		path,
+		rel,
+		head: head ?? tip,
+		parentBranch: branch,
+		newBranch: false,
+		startPoint: tip,
+	});
+}
+
+/** One record of `git worktree list --porcelain`. */
+export interface WorktreeRecord {
+	path: string;
+	/** The commit checked out, or null. */
+	head: string | null;
+	/** The full ref checked out (`refs/heads/cadre/x`), or null when detached. */
+	branch: string | null;
+	/** Whether git considers it prunable (its directory is gone). */
+	prunable: boolean;
+	locked: boolean;
+}
+
+/** The repository's worktrees as git records them (one subprocess). */
+export async function worktreeRecords(root: string): Promise<WorktreeRecord[]> {
+	const result = await runGit(["worktree", "list", "--porcelain", "-z"], { cwd: root });
+	if (result.code !== 0) return [];
+	const records: WorktreeRecord[] = [];
+	let current: WorktreeRecord | null = null;
+	for (const field of result.stdout.split("\0")) {
+		if (field === "") {
+			if (current) records.push(current);
+			current = null;
+			continue;
+		}
+		const space = field.indexOf(" ");
+		const key = space < 0 ? field : field.slice(0, space);
+		const value = space < 0 ? "" : field.slice(space + 1);
+		if (key === "worktree") current = { path: value, head: null, branch: null, prunable: false, locked: false };
+		else if (!current) continue;
+		else if (key === "HEAD") current.head = value;
+		else if (key === "branch") current.branch = value;
+		else if (key === "prunable") current.prunable = true;
+		else if (key === "locked") current.locked = true;
+	}
+	if (current) records.push(current);
+	return records;
+}
+
+/**
+ * Environment that makes git commit as the repository's configured user when there is one (config
+ * or `GIT_AUTHOR_*`/`GIT_COMMITTER_*`), else as `cadre <cadre@localhost>`. Two `git var` calls.
+ */
+export async function commitIdentityEnv(cwd: string): Promise<Record<string, string>> {
+	const strict = ["-c", "user.useConfigOnly=true", "var"];
+	const [author, committer] = await Promise.all([
+		runGit([...strict, "GIT_AUTHOR_IDENT"], { cwd }),
+		runGit([...strict, "GIT_COMMITTER_IDENT"], { cwd }),
+	]);
+	const env: Record<string, string> = {};
+	if (author.code !== 0) {
+		env.GIT_AUTHOR_NAME = CADRE_IDENTITY.name;
+		env.GIT_AUTHOR_EMAIL = CADRE_IDENTITY.email;
+	}
+	if (committer.code !== 0) {
+		env.GIT_COMMITTER_NAME = CADRE_IDENTITY.name;
+		env.GIT_COMMITTER_EMAIL = CADRE_IDENTITY.email;
+	}
+	return env;
+}
+
+/** `git diff --numstat` between two commits, summed (one subprocess). */
+export async function diffStat(cwd: string, from: string, to: string): Promise<DiffStat> {
+	const result = await runGit(["diff", "--numstat", "-z", "--no-renames", from, to], { cwd });
+	const files: DiffStat["files"] = [];
+	for (const record of result.stdout.split("\0")) {
+		const match = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(record.replace(/^\n/, ""));
+		if (!match) continue;
+		files.push({
+			path: match[3] as string,
+			added: match[1] === "-" ? null : Number(match[1]),
+			removed: match[2] === "-" ? null : Number(match[2]),
+		});
+	}
+	const added = files.reduce((sum, f) => sum + (f.added ?? 0), 0);
+	const removed = files.reduce((sum, f) => sum + (f.removed ?? 0), 0);
+	return {
+		files,
+		added,
+		removed,
+		summary: `${plural(files.length, "file")} changed, ${plural(added, "insertion")}(+), ${plural(removed, "deletion")}(-)`,
+	};
+}
+
+/** Reads the commit a worktree's HEAD points at from its files (no subprocess). */
+function worktreeHead(worktreePath: string, commonDir: string): string | null {
+	try {
+		const pointer = readFileSync(join(worktreePath, ".git"), "utf8").trim();
+		if (!pointer.startsWith("gitdir: ")) return null;
+		const gitDir = resolve(worktreePath, pointer.slice(8).trim());
+		return readHead({ gitDir, commonDir }).head;
+	} catch {
+		return null;
+	}
+}
+
+/** The commit message of cadre's commit: names the type, description and terminal state. */
+export function commitMessage(handle: WorktreeHandle, info: FinishInfo): string {
+	const description = info.description.replace(/\s+/g, " ").trim() || "(no description)";
+	return (
+		`cadre(${info.type}): ${description}\n\n` +
+		`Work of the ${info.type} sub-agent run ${handle.runId}, which ended ${info.status}.\n` +
+		`Started from ${handle.base}${handle.parentBranch ? ` on ${handle.parentBranch}` : ""}; committed by cadre.\n`
+	);
+}
+
+/**
+ * Ends a run's isolation, whatever its terminal state: commits tracked and untracked changes to
+ * `cadre/<run-id>` (`--no-verify`, unsigned), reports branch, commit and diff stat, and removes the
+ * worktree only when nothing in it needs keeping (no changes, no ignored files, no nested
+ * repositories). On any error the worktree is kept. Never throws.
+ */
+export async function finishWorktree(handle: WorktreeHandle, info: FinishInfo): Promise<WorktreeFinishReport> {
+	const report: WorktreeFinishReport = {
+		runId: handle.runId,
+		worktreePath: handle.worktreePath,
+		branch: handle.branch,
+		commit: null,
+		committed: false,
+		changed: false,
+		diffStat: null,
+		kept: true,
+		keptBecause: null,
+		ignoredFiles: [],
+		nestedRepositories: [],
+		error: null,
+		summary: "",
+	};
+	const wt = handle.worktreePath;
+	try {
+		if (!existsSync(join(wt, ".git"))) {
+			report.kept = false;
+			report.error = `The worktree ${wt} no longer exists; anything the child left there uncommitted is gone.`;
+			const tip = readRef({ gitDir: handle.commonDir, commonDir: handle.commonDir }, `refs/heads/${handle.branch}`);
+			report.commit = tip && tip !== handle.base ? tip : null;
+			report.changed = report.commit !== null;
+			await runGit(["worktree", "prune"], { cwd: handle.repoRoot });
+			report.summary = summarize(handle, report);
+			return report;
+		}
+		const status = await runGit([...FINGERPRINT_STATUS_ARGS, "--ignored=matching"], { cwd: wt });
+		if (status.code !== 0) throw new Error(`git status failed in ${wt}: ${firstLine(status.stderr)}`);
+		const parsed = parseStatus(status.stdout);
+		report.ignoredFiles = parsed.entries.filter((e) => e.kind === "!").map((e) => e.path);
+		report.nestedRepositories = parsed.entries.filter((e) => e.kind === "?" && e.path.endsWith("/")).map((e) => e.path);
+		const uncommitted = parsed.entries.filter((e) => e.kind !== "!" && !(e.kind === "?" && e.path.endsWith("/")));
+		if (uncommitted.length > 0) {
+			const exclude = report.nestedRepositories.map((p) => `:(exclude,top)${p.replace(/\/$/, "")}`);
+			const add = await runGit(["add", "-A", "--", ":(top)", ...exclude], { cwd: wt });
+			if (add.code !== 0) throw new Error(`git add failed: ${firstLine(add.stderr)}`);
+			const env = await commitIdentityEnv(wt);
+			const commit = await runGit(
+				[...COMMIT_CONFIG, "commit", "--quiet", "--no-verify", "--no-gpg-sign", "-m", commitMessage(handle, info)],
+				{ cwd: wt, env },
+			);
+			if (commit.code !== 0) throw new Error(`git commit failed: ${firstLine(commit.stderr) || firstLine(commit.stdout)}`);
+			report.committed = true;
+		}
+		const tip = worktreeHead(wt, handle.commonDir) ?? parsed.head;
+		report.changed = tip !== null && tip !== handle.base;
+		if (report.changed && tip) {
+			report.commit = tip;
+			report.diffStat = await diffStat(wt, handle.base, tip);
+		}
+		const reasons: string[] = [];
+		if (report.ignoredFiles.length > 0) {
+			reasons.push(`the child left ${plural(report.ignoredFiles.length, "ignored file")} git does not commit`);
+		}
+		if (report.nestedRepositories.length > 0) {
+			const n = report.nestedRepositories.length;
+			reasons.push(`the child created ${n} nested git ${n === 1 ? "repository" : "repositories"}`);
+		}
+		if (reasons.length > 0) {
+			report.keptBecause = `${reasons.join(" and ")}: ${[...report.ignoredFiles, ...report.nestedRepositories].join(", ")}`;
+		} else {
+			const removed = await runGit(["worktree", "remove", wt], { cwd: handle.repoRoot });
+			if (removed.code !== 0) throw new Error(`git worktree remove failed: ${firstLine(removed.stderr)}`);
+			report.kept = false;
+			removeIfEmpty(dirname(wt));
+			if (!report.changed && handle.createdBranch) {
+				await runGit(["branch", "-D", handle.branch], { cwd: handle.repoRoot });
+				report.branch = null;
+			}
+		}
+	} catch (error) {
+		report.error = (error as Error).message;
+		report.kept = existsSync(wt);
+		if (report.kept) report.keptBecause = "finishing failed; nothing was deleted";
+	}
+	report.summary = summarize(handle, report);
+	return report;
+}
+
+function removeIfEmpty(dir: string): void {
+	try {
+		rmdirSync(dir);
+	} catch {
+		// not empty or already gone
+	}
+}
+
+function summarize(handle: WorktreeHandle, report: WorktreeFinishReport): string {
+	const parts: string[] = [];
+	if (report.changed && report.commit) {
+		const stat = report.diffStat ? ` (${report.diffStat.summary})` : "";
+		parts.push(
+			`isolation: worktree — the child's changes are on branch ${handle.branch} at ${report.commit.slice(0, 12)}${stat}; ` +
+				`the parent's files are unchanged. Review with \`git diff ${handle.base.slice(0, 12)} ${handle.branch}\`, ` +
+				`apply with \`cadre worktrees apply ${handle.runId}\`.`,
+		);
+	} else {
+		parts.push("isolation: worktree — the child changed no tracked or untracked file.");
+	}
+	if (report.kept) {
+		parts.push(`The worktree ${report.worktreePath} was kept${report.keptBecause ? ` because ${report.keptBecause}` : ""}.`);
+	} else {
+		parts.push("Its worktree was removed.");
+	}
+	if (report.error) parts.push(`Problem: ${report.error}`);
+	for (const notice of handle.notices) parts.push(notice);
+	return parts.join(" ");
+}
