@@ -173,6 +173,9 @@ import {
 	SessionManager,
 	SettingsManager,
 	type Skill,
+	getDocsPath,
+	getExamplesPath,
+	getReadmePath,
 	VERSION as PI_VERSION,
 } from "@earendil-works/pi-coding-agent";
 import type { ThinkingLevel } from "../core/values.ts";
@@ -512,4 +515,9 @@ export function transcriptDir(ctx: ExtensionContext, agentDir: string): string {
 	const file = ctx.sessionManager.getSessionFile();
 	if (file) return join(ctx.sessionManager.getSessionDir(), "cadre", ctx.sessionManager.getSessionId());
 	return join(agentDir, "cadre", "transcripts");
+}
+
+/** Where pi's documentation lives (the `<docs>` section of pi's default prompt). */
+export function piDocPaths(): { readme: string; docs: string; examples: string } {
+	return { readme: getReadmePath(), docs: getDocsPath(), examples: getExamplesPath() };
 }

@@ -1,0 +1,86 @@
+/**
+ * The `/subagents` command (spec 04 "Operator control"): list runs (state, type, description,
+ * elapsed, tokens), `stop <id>`, `explain <type>` through the resolver, and `transcript <id>`.
+ */
+import type { LoadResult } from "../../files/types.ts";
+import { resolve } from "../../resolve/resolve.ts";
+import type { ModelCatalog } from "../../resolve/types.ts";
+import { formatUsage } from "../../runtime/result.ts";
+import type { RunRegistry } from "../../runtime/runs.ts";
+import { type ParentSnapshot, spawnReader } from "./spawn.ts";
+
+/** What `explain` needs, built lazily by the extension. */
+export interface ExplainInputs {
+	loaded: LoadResult | null;
+	parent: ParentSnapshot;
+	models: ModelCatalog;
+	type: string;
+}
+
+export interface SubagentsCommandContext {
+	registry: RunRegistry;
+	explain(type: string): ExplainInputs;
+}
+
+function elapsed(ms: number): string {
+	return ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
+}
+
+function show(value: unknown): string {
+	return value === null || value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** A compact human rendering of a resolution: one line per field, then diagnostics. */
+export function renderExplain(inputs: ExplainInputs): string {
+	if (!inputs.loaded) return "cadre: the definitions could not be loaded.";
+	const result = resolve({
+		request: { subagent_type: inputs.type, prompt: "(explain)", description: "explain" },
+		type: inputs.type,
+		loaded: inputs.loaded,
+		parent: inputs.parent.facts,
+		models: inputs.models,
+		reader: spawnReader,
+		toolKinds: inputs.loaded.settings.toolKinds,
+	});
+	const lines = [`${result.type}${result.refused ? ` — refused (${result.refused.code}): ${result.refused.message}` : ""}`];
+	for (const [field, entry] of Object.entries(result.trace)) {
+		if (!entry) continue;
+		const applied = field === "reasoningEffort" && entry.applied && entry.applied !== entry.value ? ` → runs at ${entry.applied}` : "";
+		const value = typeof entry.value === "string" && entry.value.length > 60 ? `${entry.value.slice(0, 57).replace(/\s+/g, " ")}…` : show(entry.value);
+		lines.push(`  ${field}: ${value}${applied}  [${entry.layer}: ${entry.source}]`);
+	}
+	for (const d of result.diagnostics) lines.push(`  ${d.severity} ${d.code}: ${d.message}${d.file ? ` (${d.file}:${d.line ?? 1}:${d.column ?? 1})` : ""}`);
+	return lines.join("\n");
+}
+
+/** Runs the command and returns the text to show. */
+export async function subagentsCommand(args: string, context: SubagentsCommandContext): Promise<string> {
+	const [verb = "list", id = ""] = args.trim().split(/\s+/).filter(Boolean);
+	const now = Date.now();
+	switch (verb) {
+		case "list": {
+			const runs = context.registry.list();
+			if (runs.length === 0) return "No sub-agent runs in this session.";
+			return runs
+				.map((run) => {
+					const time = elapsed((run.endedAt ?? now) - (run.startedAt ?? run.createdAt));
+					return `${run.id}  ${run.state.padEnd(9)} ${run.type}  "${run.description}"  ${time}  ${formatUsage(run.usage)}`;
+				})
+				.join("\n");
+		}
+		case "stop": {
+			const run = await context.registry.stop(id);
+			return run ? `${run.id} is ${run.state}.` : `No sub-agent run with id ${id}.`;
+		}
+		case "explain":
+			return id ? renderExplain(context.explain(id)) : "Usage: /subagents explain <type>";
+		case "transcript":
+		case "open": {
+			const run = context.registry.get(id);
+			if (!run) return `No sub-agent run with id ${id}.`;
+			return `${run.id} (${run.state}, ${run.turns} turns, ${run.toolUses} tool uses): ${run.transcript ?? "no transcript"}`;
+		}
+		default:
+			return "Usage: /subagents [list] | stop <id> | explain <type> | transcript <id>";
+	}
+}

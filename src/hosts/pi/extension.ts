@@ -1,0 +1,411 @@
+/**
+ * cadre's pi extension: the `subagent`, `get_subagent_result` and `steer_subagent` tools, the
+ * `/subagents` command, completion notifications, lifecycle events on `pi.events` and the service
+ * other extensions reach through it (spec 04). Children run in-process through the SDK adapter.
+ */
+import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext, Skill } from "@earendil-works/pi-coding-agent";
+import { normalizeThinking } from "../../core/values.ts";
+import { parentPromptOptionsFromPi } from "../../prompt/pi-options.ts";
+import type { ParentPrompt } from "../../prompt/types.ts";
+import { builtinToolNames } from "../../resolve/tools.ts";
+import type { SpawnRequest, StoredRun } from "../../resolve/types.ts";
+import {
+	type ChildExtensionSet,
+	catalogFromRuntime,
+	checkPiVersion,
+	createChildSession,
+	discoverChildExtensions,
+	parentModelRuntime,
+	piDocPaths,
+	transcriptDir,
+} from "../../runtime/pi-sdk.ts";
+import { formatResult, notificationText, progressText, type RunResult, runResult } from "../../runtime/result.ts";
+import { createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
+import { subagentsCommand } from "./commands.ts";
+import { agentPaths, loadFor, type ParentSnapshot, planSpawn } from "./spawn.ts";
+import {
+	RESULT_DESCRIPTION,
+	RESULT_TOOL,
+	resultParameters,
+	SPAWN_TOOLS,
+	STEER_DESCRIPTION,
+	STEER_TOOL,
+	SUBAGENT_TOOL,
+	steerParameters,
+	subagentDescription,
+	subagentParameters,
+} from "./tools.ts";
+
+/** The service other extensions reach on `pi.events` (see docs/runtime.md "Service"). */
+export interface CadreService {
+	/** Spawn like the `subagent` tool; `done` settles with the result. Refusals reject. */
+	spawn(request: SpawnRequest): Promise<{ id: string; done: Promise<RunResult> }>;
+	list(): RunResult[];
+	get(id: string): RunResult | undefined;
+	steer(id: string, message: string): Promise<void>;
+	stop(id: string): Promise<RunResult | undefined>;
+}
+
+/** Event-bus channel answering `(service) => void` callbacks with the service. */
+export const SERVICE_REQUEST = "cadre:service-request";
+/** Event-bus channel on which the service is announced at session start. */
+export const SERVICE_READY = "cadre:service";
+
+const NOTIFICATION_TYPE = "cadre-notification";
+const USAGE_ENTRY = "cadre-usage";
+
+interface SessionState {
+	registry: RunRegistry;
+	ctx: ExtensionContext;
+	promptOptions: BuildSystemPromptOptions | null;
+	childExtensions: Promise<ChildExtensionSet> | null;
+	pending: RunRecord[];
+	maxResultChars: number;
+}
+
+function toPiUsage(usage: RunRecord["usage"]) {
+	return {
+		input: usage.input,
+		output: usage.output,
+		cacheRead: usage.cacheRead,
+		cacheWrite: usage.cacheWrite,
+		totalTokens: usage.input + usage.output + usage.cacheRead + usage.cacheWrite,
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: usage.cost },
+	};
+}
+
+function conversationText(ctx: ExtensionContext, maxChars = 8000): string | null {
+	const parts: string[] = [];
+	for (const entry of ctx.sessionManager.getBranch()) {
+		if (entry.type !== "message") continue;
+		const message = entry.message as { role?: string; content?: unknown };
+		if (message.role !== "user" && message.role !== "assistant") continue;
+		const content = typeof message.content === "string" ? message.content : Array.isArray(message.content) ? (message.content as { type: string; text?: string }[]).filter((p) => p.type === "text").map((p) => p.text ?? "").join("") : "";
+		if (content.trim()) parts.push(`${message.role}: ${content.trim()}`);
+	}
+	const text = parts.join("\n\n");
+	return text ? text.slice(-maxChars) : null;
+}
+
+/** The cadre extension. */
+export default function cadre(pi: ExtensionAPI): void {
+	const version = checkPiVersion();
+	if (!version.ok) {
+		pi.on("session_start", (_event, ctx) => {
+			if (ctx.hasUI) ctx.ui.notify(version.message, "error");
+			else process.stderr.write(`${version.message}\n`);
+		});
+		return;
+	}
+	const { agentDir, homeDir } = agentPaths();
+	let state: SessionState | null = null;
+	let lastDescription = "";
+
+	const deliver = (run: RunRecord) => {
+		if (run.notified || run.fetched) return;
+		run.notified = true;
+		pi.sendMessage(
+			{ customType: NOTIFICATION_TYPE, content: notificationText(run), display: true, details: runResult(run, state?.maxResultChars ?? 20000) },
+			{ triggerTurn: true, deliverAs: "followUp" },
+		);
+	};
+
+	const ensure = (ctx: ExtensionContext): SessionState => {
+		if (state) {
+			state.ctx = ctx;
+			return state;
+		}
+		const loaded = safeLoad(ctx);
+		const created: SessionState = {
+			ctx,
+			promptOptions: null,
+			childExtensions: null,
+			pending: [],
+			maxResultChars: loaded?.settings.maxResultChars ?? 20000,
+			registry: createRunRegistry({
+				maxConcurrent: loaded?.settings.maxConcurrent.value ?? 4,
+				emit: (event, payload) => pi.events.emit(event, structuredClone(payload)),
+				onTerminal: (run) => {
+					if (!run.background) return;
+					try {
+						pi.appendEntry(USAGE_ENTRY, { id: run.id, type: run.type, status: run.state, usage: { ...run.usage }, transcript: run.transcript });
+					} catch {
+						// the parent session may already be gone
+					}
+					if (run.fetched) return;
+					let idle = false;
+					try {
+						idle = created.ctx.isIdle();
+					} catch {
+						return;
+					}
+					if (idle) deliver(run);
+					else created.pending.push(run);
+				},
+			}),
+		};
+		state = created;
+		return created;
+	};
+
+	const safeLoad = (ctx: ExtensionContext) => {
+		try {
+			return loadFor({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: ctx.isProjectTrusted() });
+		} catch {
+			return null;
+		}
+	};
+
+	const refreshDescription = (ctx: ExtensionContext) => {
+		const description = subagentDescription(safeLoad(ctx));
+		if (description !== lastDescription) {
+			lastDescription = description;
+			registerSpawnTool(description);
+		}
+	};
+
+	const childExtensions = (s: SessionState) => {
+		if (!s.childExtensions) {
+			const loaded = safeLoad(s.ctx);
+			s.childExtensions = discoverChildExtensions({
+				cwd: s.ctx.cwd,
+				agentDir,
+				projectTrusted: s.ctx.isProjectTrusted(),
+				exclude: loaded?.settings.childExtensions.exclude ?? [],
+			}).catch(() => ({ paths: [], excluded: [] }));
+		}
+		return s.childExtensions;
+	};
+
+	const snapshot = (s: SessionState, set: ChildExtensionSet): ParentSnapshot => {
+		const ctx = s.ctx;
+		const options = s.promptOptions;
+		const builtins = builtinToolNames();
+		const excluded = new Set(set.excluded);
+		const extensionTools = pi
+			.getAllTools()
+			.filter((tool) => !builtins.includes(tool.name) && !SPAWN_TOOLS.has(tool.name) && !excluded.has(tool.sourceInfo.path))
+			.map((tool) => tool.name)
+			.sort();
+		const prompt: ParentPrompt = options
+			? { kind: "options", options: parentPromptOptionsFromPi(options, piDocPaths()) }
+			: { kind: "text", text: ctx.getSystemPrompt(), source: "pi" };
+		return {
+			cwd: ctx.cwd,
+			agentDir,
+			homeDir,
+			projectTrusted: ctx.isProjectTrusted(),
+			facts: {
+				cwd: ctx.cwd,
+				model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
+				thinking: normalizeThinking(pi.getThinkingLevel()) ?? "medium",
+				activeTools: pi.getActiveTools().filter((name) => !SPAWN_TOOLS.has(name)),
+				toolUniverse: [...builtins, ...new Set(extensionTools)],
+			},
+			prompt,
+			toolSnippets: { ...(options?.toolSnippets ?? {}) },
+			toolGuidelines: Object.fromEntries(Object.entries(options?.toolGuidelines ?? {}).map(([k, v]) => [k, [...v]])),
+			conversation: conversationText(ctx),
+		};
+	};
+
+	/** Plan and start a run: the one path for the tool, the service and resume. */
+	const start = async (
+		ctx: ExtensionContext,
+		request: SpawnRequest,
+		options: { signal?: AbortSignal; onProgress?: (run: RunRecord) => void },
+	) => {
+		const s = ensure(ctx);
+		const set = await childExtensions(s);
+		const parent = snapshot(s, set);
+		const resumeId = typeof request.resume === "string" ? request.resume : null;
+		const source = resumeId ? s.registry.get(resumeId) : undefined;
+		const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
+		if (resumeId && source && !source.transcript) throw new Error(`Spawn refused (resume-refused): run ${resumeId} has no transcript to continue.`);
+		const skills = (s.promptOptions?.skills ?? []) as Skill[];
+		const runtime = parentModelRuntime(ctx);
+		const sessionDir = transcriptDir(ctx, agentDir);
+		const projectTrusted = ctx.isProjectTrusted();
+		const plan = planSpawn({
+			request,
+			parent,
+			models: catalogFromRuntime(runtime),
+			resumeFrom: stored,
+			createChild: (child) => {
+				const allowed = new Set(child.tools.filter((name) => !SPAWN_TOOLS.has(name)));
+				return createChildSession({
+					modelRuntime: runtime,
+					model: child.model,
+					thinkingLevel: normalizeThinking(child.thinking) ?? "off",
+					cwd: child.cwd,
+					agentDir,
+					projectTrusted,
+					systemPrompt: child.systemPrompt,
+					skills,
+					tools: [...allowed],
+					extensionPaths: set.paths,
+					guard: (name) =>
+						allowed.has(name)
+							? null
+							: `cadre: "${name}" is outside this sub-agent's tools (${[...allowed].join(", ") || "none"}); the call was refused.`,
+					sessionDir,
+					resumeFile: child.resumeFile ?? undefined,
+				});
+			},
+		});
+		const loaded = safeLoad(ctx);
+		if (loaded) {
+			s.registry.setMaxConcurrent(loaded.settings.maxConcurrent.value);
+			s.maxResultChars = loaded.settings.maxResultChars;
+		}
+		const background = request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground;
+		return s.registry.spawn(plan, {
+			background,
+			signal: background ? undefined : options.signal,
+			onProgress: options.onProgress ? (run) => options.onProgress?.(run) : undefined,
+			resumeFile: source?.transcript ?? null,
+		});
+	};
+
+	const registerSpawnTool = (description: string) => {
+		pi.registerTool({
+			name: SUBAGENT_TOOL,
+			label: "Sub-agent",
+			description,
+			parameters: subagentParameters,
+			async execute(_toolCallId, params, signal, onUpdate, ctx) {
+				const s = ensure(ctx);
+				const { run, done } = await start(ctx, params as SpawnRequest, {
+					signal,
+					onProgress: (progress) =>
+						onUpdate?.({
+							content: [{ type: "text", text: `${progress.id}: ${progress.activity}, ${progress.turns} turns, ${progress.toolUses} tool uses` }],
+							details: undefined,
+						}),
+				});
+				if (run.background) {
+					return {
+						content: [
+							{
+								type: "text",
+								text: `Started sub-agent ${run.id} (${run.type}) in the background. You will be notified when it finishes; get_subagent_result with agent_id "${run.id}" fetches it (wait: true blocks).`,
+							},
+						],
+						details: runResult(run, s.maxResultChars),
+					};
+				}
+				const finished = await done;
+				finished.fetched = true;
+				const result = runResult(finished, s.maxResultChars);
+				return {
+					content: [{ type: "text", text: formatResult(result) }],
+					details: result,
+					usage: toPiUsage(finished.usage),
+					isError: finished.state !== "completed",
+				};
+			},
+		});
+	};
+
+	registerSpawnTool(subagentDescription(null));
+
+	pi.registerTool({
+		name: RESULT_TOOL,
+		label: "Sub-agent result",
+		description: RESULT_DESCRIPTION,
+		parameters: resultParameters,
+		async execute(_toolCallId, params, signal, _onUpdate, ctx) {
+			const s = ensure(ctx);
+			const ids = Array.isArray(params.agent_id) ? params.agent_id : [params.agent_id];
+			const timeoutMs = typeof params.timeout === "number" && params.timeout > 0 ? params.timeout * 1000 : null;
+			const texts = await Promise.all(
+				ids.map(async (id) => {
+					const run = s.registry.get(id);
+					if (!run) return `No sub-agent run with id ${id}. Known: ${s.registry.list().map((r) => r.id).join(", ") || "none"}.`;
+					const finished = params.wait ? await s.registry.wait(id, timeoutMs, signal) : run.endedAt !== null ? run : null;
+					if (!finished) return progressText(run);
+					finished.fetched = true;
+					return formatResult(runResult(finished, s.maxResultChars));
+				}),
+			);
+			return { content: [{ type: "text", text: texts.join("\n\n---\n\n") }], details: undefined };
+		},
+	});
+
+	pi.registerTool({
+		name: STEER_TOOL,
+		label: "Steer sub-agent",
+		description: STEER_DESCRIPTION,
+		parameters: steerParameters,
+		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+			const run = await ensure(ctx).registry.steer(params.agent_id, params.message);
+			return { content: [{ type: "text", text: `Message ${run.state === "queued" ? "buffered for" : "sent to"} ${run.id}.` }], details: undefined };
+		},
+	});
+
+	pi.registerCommand("subagents", {
+		description: "List sub-agent runs; stop <id>, explain <type>, transcript <id>",
+		handler: async (args, ctx) => {
+			const s = ensure(ctx);
+			const text = subagentsCommand(args, {
+				registry: s.registry,
+				explain: (type) => ({ loaded: safeLoad(ctx), parent: snapshot(s, { paths: [], excluded: [] }), models: catalogFromRuntime(parentModelRuntime(ctx)), type }),
+			});
+			const output = await text;
+			if (ctx.hasUI) ctx.ui.notify(output, "info");
+			else process.stdout.write(`${output}\n`);
+		},
+	});
+
+	const service: CadreService = {
+		async spawn(request) {
+			if (!state) throw new Error("cadre: no parent session yet");
+			const { run, done } = await start(state.ctx, request, {});
+			const max = state.maxResultChars;
+			return { id: run.id, done: done.then((r) => runResult(r, max)) };
+		},
+		list: () => (state ? state.registry.list().map((r) => runResult(r, state?.maxResultChars ?? 20000)) : []),
+		get(id) {
+			const run = state?.registry.get(id);
+			return run ? runResult(run, state?.maxResultChars ?? 20000) : undefined;
+		},
+		async steer(id, message) {
+			if (!state) throw new Error("cadre: no parent session yet");
+			await state.registry.steer(id, message);
+		},
+		async stop(id) {
+			const run = await state?.registry.stop(id);
+			return run ? runResult(run, state?.maxResultChars ?? 20000) : undefined;
+		},
+	};
+	pi.events.on(SERVICE_REQUEST, (reply) => {
+		if (typeof reply === "function") reply(service);
+	});
+
+	pi.on("session_start", (_event, ctx) => {
+		ensure(ctx);
+		refreshDescription(ctx);
+		pi.events.emit(SERVICE_READY, service);
+	});
+
+	pi.on("before_agent_start", (event, ctx) => {
+		const s = ensure(ctx);
+		s.promptOptions = event.systemPromptOptions;
+		refreshDescription(ctx);
+	});
+
+	pi.on("agent_settled", (_event, ctx) => {
+		const s = ensure(ctx);
+		const pending = s.pending.splice(0);
+		for (const run of pending) deliver(run);
+	});
+
+	pi.on("session_shutdown", async () => {
+		const s = state;
+		if (!s) return;
+		s.pending.length = 0;
+		for (const run of s.registry.list()) if (run.endedAt === null) run.notified = true;
+		await s.registry.stopAll();
+	});
+
+}

@@ -1,0 +1,165 @@
+/**
+ * From a `subagent` call to a run plan inside pi: snapshot the parent (cwd, model, thinking, tools,
+ * structured prompt options), re-read the files, resolve the request, assemble the child's prompt
+ * and bind the child-session factory. Refusals become errors the tool returns to the model.
+ */
+import { statSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join } from "node:path";
+import type { Diagnostic } from "../../core/diagnostics.ts";
+import { agentDirFrom } from "../../files/discovery.ts";
+import { loadAll } from "../../files/load.ts";
+import { readConfined } from "../../files/read-confined.ts";
+import type { LoadResult } from "../../files/types.ts";
+import { assemblePrompt } from "../../prompt/assemble.ts";
+import { findContextFiles, readGitBranch } from "../../prompt/project-files.ts";
+import { renderProjectContext } from "../../prompt/project-context.ts";
+import { toolGuidanceLines } from "../../prompt/tool-guidance.ts";
+import type { ParentPrompt } from "../../prompt/types.ts";
+import { resolve } from "../../resolve/resolve.ts";
+import type { ModelCatalog, ParentFacts, ResolveResult, SpawnReader, SpawnRequest, StoredRun } from "../../resolve/types.ts";
+import type { ChildHandle } from "../../runtime/pi-sdk.ts";
+import type { SpawnPlan } from "../../runtime/runs.ts";
+
+/** What the parent session had when the child is spawned (plain data, recorded per spawn). */
+export interface ParentSnapshot {
+	cwd: string;
+	agentDir: string;
+	homeDir: string;
+	projectTrusted: boolean;
+	facts: ParentFacts;
+	prompt: ParentPrompt;
+	/** pi's one-line tool snippets and per-tool guidelines (for the child's own tool guidance). */
+	toolSnippets: Record<string, string>;
+	toolGuidelines: Record<string, string[]>;
+	/** Recent parent conversation, for `inherit_context` (plain text, capped). */
+	conversation: string | null;
+}
+
+/** Creates the child session for a plan (the pi adapter, bound by the extension). */
+export type ChildFactory = (options: {
+	model: string;
+	thinking: string;
+	cwd: string;
+	systemPrompt: string;
+	tools: readonly string[];
+	resumeFile: string | null;
+}) => Promise<ChildHandle>;
+
+/** The agent dir and home of this process, as pi and the loader see them. */
+export function agentPaths(): { agentDir: string; homeDir: string } {
+	const homeDir = process.env.HOME ?? homedir();
+	return { agentDir: agentDirFrom(process.env, homeDir), homeDir };
+}
+
+/** The spawn reader: confined file reads and directory checks. */
+export const spawnReader: SpawnReader = {
+	read: (ref) => readConfined(ref),
+	isDirectory(path) {
+		try {
+			return statSync(path).isDirectory();
+		} catch {
+			return false;
+		}
+	},
+};
+
+/** Load the files for the parent's cwd (definitions are re-read at every spawn). */
+export function loadFor(parent: Pick<ParentSnapshot, "cwd" | "agentDir" | "homeDir" | "projectTrusted">): LoadResult {
+	return loadAll({ cwd: parent.cwd, agentDir: parent.agentDir, homeDir: parent.homeDir, projectTrusted: parent.projectTrusted });
+}
+
+/** Absolute child cwd from `config.cwd` (relative to the project dir when inside it). */
+export function absoluteCwd(configCwd: string, loaded: LoadResult, parentCwd: string): string {
+	if (isAbsolute(configCwd)) return configCwd;
+	return join(loaded.projectDir ?? parentCwd, configCwd);
+}
+
+const gitBranchCache = new Map<string, string | null>();
+
+/** The git branch at `cwd`, detected once per directory (spec 07: no git per spawn). */
+function gitBranch(cwd: string): string | null {
+	if (!gitBranchCache.has(cwd)) gitBranchCache.set(cwd, readGitBranch(cwd));
+	return gitBranchCache.get(cwd) ?? null;
+}
+
+/** A refused spawn: the message the model sees. */
+export class SpawnRefused extends Error {
+	readonly code: string;
+	constructor(code: string, message: string) {
+		super(message);
+		this.code = code;
+	}
+}
+
+function refusalMessage(result: ResolveResult): string {
+	const refusal = result.refused;
+	if (!refusal) return "";
+	const errors = result.diagnostics.filter((d: Diagnostic) => d.severity === "error" && d.file === null).map((d) => d.message);
+	const extra = errors.filter((message) => message !== refusal.message);
+	return `Spawn refused (${refusal.code}): ${refusal.message}${extra.length ? `\n${extra.join("\n")}` : ""}`;
+}
+
+/** Options for {@link planSpawn}. */
+export interface PlanSpawnOptions {
+	request: SpawnRequest;
+	parent: ParentSnapshot;
+	models: ModelCatalog;
+	/** The stored run a `resume` names (null when unknown). */
+	resumeFrom?: StoredRun | null;
+	createChild: ChildFactory;
+}
+
+/** Resolve a request into a plan, or throw {@link SpawnRefused}. */
+export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
+	const { request, parent } = options;
+	const loaded = loadFor(parent);
+	const result = resolve({
+		request,
+		type: typeof request.subagent_type === "string" ? request.subagent_type : null,
+		loaded,
+		parent: parent.facts,
+		models: options.models,
+		reader: spawnReader,
+		toolKinds: loaded.settings.toolKinds,
+		resumeFrom: request.resume === undefined || request.resume === null ? undefined : (options.resumeFrom ?? null),
+	});
+	if (result.refused || !result.config) throw new SpawnRefused(result.refused?.code ?? "bad-request", refusalMessage(result));
+	const config = result.config;
+	const childCwd = absoluteCwd(config.cwd, loaded, parent.cwd);
+	const prompt = typeof request.prompt === "string" ? request.prompt : "";
+	const description = typeof request.description === "string" ? request.description : prompt.slice(0, 40);
+	const fullPrompt =
+		config.inheritContext && parent.conversation
+			? `<parent_conversation>\n${parent.conversation}\n</parent_conversation>\n\n${prompt}`
+			: prompt;
+	const thinking = (result.trace.reasoningEffort?.applied ?? config.reasoningEffort ?? parent.facts.thinking) as string;
+	const buildPrompt = (cwd: string, worktreeParentDir: string | null) =>
+		assemblePrompt({
+			parent: parent.prompt,
+			parentCwd: parent.cwd,
+			childCwd: cwd,
+			config,
+			type: result.type,
+			environment: { platform: process.platform, gitBranch: gitBranch(cwd) },
+			worktreeParentDir,
+			toolGuidance: toolGuidanceLines(config.tools, { snippets: parent.toolSnippets, guidelines: parent.toolGuidelines }),
+			projectContext: cwd === parent.cwd && parent.prompt.kind === "options" ? null : renderProjectContext(findContextFiles(cwd, parent.agentDir)),
+		});
+	return {
+		type: result.type,
+		description,
+		prompt: fullPrompt,
+		config,
+		trace: result.trace,
+		ignored: result.ignored,
+		diagnostics: result.diagnostics,
+		cwd: childCwd,
+		resumeOf: typeof request.resume === "string" ? request.resume : null,
+		async createChild(_run, cwd, resumeFile) {
+			if (!config.model) throw new Error("no model resolved");
+			const assembled = buildPrompt(cwd, cwd === childCwd ? null : parent.cwd);
+			return options.createChild({ model: config.model, thinking, cwd, systemPrompt: assembled.text, tools: config.tools, resumeFile });
+		},
+	};
+}

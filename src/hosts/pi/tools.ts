@@ -1,0 +1,91 @@
+/**
+ * The three tools the parent model sees (spec 04 "Tools the parent model sees"): their typebox
+ * schemas and compact descriptions. The `subagent` description lists the enabled types and the
+ * personas from the loaded files; it is rebuilt when they change.
+ */
+import { Type } from "typebox";
+import type { Entry, LoadResult } from "../../files/types.ts";
+import { enabledTypes } from "../../resolve/resolve.ts";
+
+export const SUBAGENT_TOOL = "subagent";
+export const RESULT_TOOL = "get_subagent_result";
+export const STEER_TOOL = "steer_subagent";
+/** Children never get these (depth 1). */
+export const SPAWN_TOOLS: ReadonlySet<string> = new Set([SUBAGENT_TOOL, RESULT_TOOL, STEER_TOOL]);
+
+export const subagentParameters = Type.Object({
+	prompt: Type.String({ description: "The complete task; the sub-agent sees nothing else" }),
+	description: Type.String({ description: "3-5 words" }),
+	subagent_type: Type.Optional(Type.String({ description: "Default general-purpose" })),
+	model: Type.Optional(Type.String()),
+	thinking: Type.Optional(Type.String({ description: "off|minimal|low|medium|high|xhigh" })),
+	capability: Type.Optional(Type.String({ description: "read-only|read-write|execute|all" })),
+	persona: Type.Optional(Type.String({ description: "Persona name, or none" })),
+	isolation: Type.Optional(Type.String({ description: "none|worktree" })),
+	cwd: Type.Optional(Type.String()),
+	max_turns: Type.Optional(Type.Integer({ minimum: 1 })),
+	run_in_background: Type.Optional(Type.Boolean()),
+	inherit_context: Type.Optional(Type.Boolean({ description: "Pass this conversation along" })),
+	resume: Type.Optional(Type.String({ description: "Id of a finished run to continue" })),
+});
+
+export const resultParameters = Type.Object({
+	agent_id: Type.Union([Type.String(), Type.Array(Type.String())]),
+	wait: Type.Optional(Type.Boolean({ description: "Block until finished (default false)" })),
+	timeout: Type.Optional(Type.Number({ description: "Seconds to wait" })),
+});
+
+export const steerParameters = Type.Object({
+	agent_id: Type.String(),
+	message: Type.String(),
+});
+
+export const RESULT_DESCRIPTION =
+	"Get the status or result of sub-agents by id. wait: true blocks until they finish; a timed-out wait reports progress and never stops them.";
+
+export const STEER_DESCRIPTION = "Send a message to a running sub-agent; it arrives after its current tool call (buffered while queued).";
+
+function oneLine(text: string | undefined, max = 90): string {
+	const line = (text ?? "").replace(/\s+/g, " ").trim();
+	return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** `read, grep, find, ls` / `all tools` / `no tools`, plus the capability mode when set. */
+function toolsShort(entry: Entry<"definition">): string {
+	const tools = entry.keys.tools?.value;
+	const list = tools === undefined || tools === "all" ? "all tools" : tools === "none" ? "no tools" : tools.join(", ");
+	const capability = entry.keys.capability?.value;
+	return capability && capability !== "all" ? `${list}; ${capability}` : list;
+}
+
+/** The `subagent` tool description: what it does, enabled types and personas, compactly. */
+export function subagentDescription(loaded: LoadResult | null): string {
+	const lines = [
+		"Delegate a task to a sub-agent in its own session. Foreground returns its result; run_in_background returns an id at once (you are notified when it finishes; or call get_subagent_result). resume: <id> continues a finished run.",
+	];
+	if (loaded) {
+		const types = enabledTypes(loaded)
+			.map((name) => loaded.definitions.get(name.toLowerCase()))
+			.filter((entry): entry is Entry<"definition"> => entry !== undefined);
+		if (types.length > 0) {
+			lines.push("Types:");
+			for (const entry of types) {
+				const model = entry.keys.model?.value ?? loaded.settings.models[entry.name.toLowerCase()]?.value;
+				lines.push(`- ${entry.name}: ${oneLine(entry.keys.description?.value)} (${toolsShort(entry)}${model ? `; model ${model}` : ""})`);
+			}
+		}
+		const personas = [...loaded.personas.values()];
+		if (personas.length > 0) {
+			lines.push("Personas:");
+			for (const persona of personas) {
+				const inputs = (persona.keys.inputs?.value ?? []).map((io) => `${io.name}: ${io.io_type}`);
+				const outputs = (persona.keys.outputs?.value ?? []).map((io) => `${io.name}: ${io.io_type}`);
+				const io = [inputs.length ? `expects ${inputs.join(", ")}` : "", outputs.length ? `produces ${outputs.join(", ")}` : ""]
+					.filter(Boolean)
+					.join("; ");
+				lines.push(`- ${persona.name}: ${oneLine(persona.keys.description?.value)}${io ? ` (${io})` : ""}`);
+			}
+		}
+	}
+	return lines.join("\n");
+}
