@@ -102,6 +102,11 @@ function pick(slots: Slot[]): TraceEntry {
 	return { value: won.value, layer: won.layer, source: won.source ?? "default", candidates };
 }
 
+/** Picks a field's winner with its layers put in the field's `ORDER`; a missing layer is not named. */
+function pickIn(order: readonly Layer[], slots: Partial<Record<Layer, Slot>>): TraceEntry {
+	return pick(order.map((layer) => slots[layer] ?? NOT_NAMED(layer)));
+}
+
 function toCandidate(below: boolean): (slot: Slot) => Candidate {
 	return (slot) => {
 		if (slot.state === "not-named") return { layer: slot.layer, value: null, source: null, outcome: "not-named" };
@@ -272,7 +277,10 @@ export function resolve(input: ResolveInput): ResolveResult {
 		else if (nameKey(raw) === "none") personaRequest = { layer: "request", state: "named", value: null, source: "request" };
 		else personaRequest = { layer: "request", state: "named", value: raw.trim(), source: "request" };
 	}
-	const personaTrace = pick([personaRequest, loadedSlot("definition", definition.keys.persona, definition.invalid.persona)]);
+	const personaTrace = pickIn(ORDER.persona, {
+		request: personaRequest,
+		definition: loadedSlot("definition", definition.keys.persona, definition.invalid.persona),
+	});
 	let persona: Entry<"persona"> | null = null;
 	let personaError: string | null = null;
 	let personaInstructions: string | null = null;
@@ -341,28 +349,28 @@ export function resolve(input: ResolveInput): ResolveResult {
 		if (typeof request.model !== "string" || request.model.trim() === "") requestModel = badRequest("model", "model", request.model, "provider/id or a name pi's --model accepts, inherit");
 		else requestModel = modelSlot("request", request.model, "request");
 	}
-	const modelTrace = pick([
-		requestModel,
-		loadedModel("role", role?.keys.model, role?.invalid.model),
-		loadedModel("persona", persona?.keys.model, persona?.invalid.model),
-		loadedModel("pin", loaded.settings.models[key], loaded.settings.invalidPins.models[key]),
-		loadedModel("definition", definition.keys.model, definition.invalid.model),
-		parent.model === null ? NOT_NAMED("parent") : modelSlot("parent", parent.model, "parent"),
-	]);
+	const modelTrace = pickIn(ORDER.model, {
+		request: requestModel,
+		role: loadedModel("role", role?.keys.model, role?.invalid.model),
+		persona: loadedModel("persona", persona?.keys.model, persona?.invalid.model),
+		pin: loadedModel("pin", loaded.settings.models[key], loaded.settings.invalidPins.models[key]),
+		definition: loadedModel("definition", definition.keys.model, definition.invalid.model),
+		parent: parent.model === null ? NOT_NAMED("parent") : modelSlot("parent", parent.model, "parent"),
+	});
 	if (modelTrace.value === null) {
 		refusals.add("model-unresolvable", "no layer names a usable model (request, role, persona, pin, definition, parent)");
 	}
 	const model = modelTrace.value as string | null;
 
 	// reasoningEffort: same order; the parent always names a level.
-	const thinkingTrace = pick([
-		enumRequest("reasoningEffort", "thinking", normalizeThinking, THINKING_LEVELS, true),
-		loadedSlot("role", role?.keys.thinking, role?.invalid.thinking),
-		loadedSlot("persona", persona?.keys.thinking, persona?.invalid.thinking),
-		loadedSlot("pin", loaded.settings.thinking[key], loaded.settings.invalidPins.thinking[key]),
-		loadedSlot("definition", definition.keys.thinking, definition.invalid.thinking),
-		{ layer: "parent", state: "named", value: parent.thinking, source: "parent" },
-	]);
+	const thinkingTrace = pickIn(ORDER.reasoningEffort, {
+		request: enumRequest("reasoningEffort", "thinking", normalizeThinking, THINKING_LEVELS, true),
+		role: loadedSlot("role", role?.keys.thinking, role?.invalid.thinking),
+		persona: loadedSlot("persona", persona?.keys.thinking, persona?.invalid.thinking),
+		pin: loadedSlot("pin", loaded.settings.thinking[key], loaded.settings.invalidPins.thinking[key]),
+		definition: loadedSlot("definition", definition.keys.thinking, definition.invalid.thinking),
+		parent: { layer: "parent", state: "named", value: parent.thinking, source: "parent" },
+	});
 	const reasoningEffort = thinkingTrace.value as ThinkingLevel | null;
 	thinkingTrace.applied = reasoningEffort !== null && model !== null ? models.clampThinking(model, reasoningEffort) : reasoningEffort;
 	if (thinkingTrace.applied !== reasoningEffort && model !== null) {
@@ -377,22 +385,22 @@ export function resolve(input: ResolveInput): ResolveResult {
 	}
 
 	// capabilityMode: request > role > definition — never a persona.
-	const capabilityTrace = pick([
-		enumRequest("capabilityMode", "capability", normalizeCapability, CAPABILITY_MODES, false),
-		loadedSlot("role", role?.keys.capability, role?.invalid.capability),
-		loadedSlot("definition", definition.keys.capability, definition.invalid.capability),
-	]);
+	const capabilityTrace = pickIn(ORDER.capabilityMode, {
+		request: enumRequest("capabilityMode", "capability", normalizeCapability, CAPABILITY_MODES, false),
+		role: loadedSlot("role", role?.keys.capability, role?.invalid.capability),
+		definition: loadedSlot("definition", definition.keys.capability, definition.invalid.capability),
+	});
 	const capabilityMode = capabilityTrace.value as CapabilityMode | null;
 
 	// isolation: request > role > persona > definition > default none.
 	const isolationRequest = enumRequest("isolation", "isolation", normalizeIsolation, ISOLATION_MODES, false);
-	const isolationTrace = pick([
-		isolationRequest,
-		loadedSlot("role", role?.keys.isolation, role?.invalid.isolation),
-		loadedSlot("persona", persona?.keys.isolation, persona?.invalid.isolation),
-		loadedSlot("definition", definition.keys.isolation, definition.invalid.isolation),
-		{ layer: "default", state: "named", value: "none", source: "default" },
-	]);
+	const isolationTrace = pickIn(ORDER.isolation, {
+		request: isolationRequest,
+		role: loadedSlot("role", role?.keys.isolation, role?.invalid.isolation),
+		persona: loadedSlot("persona", persona?.keys.isolation, persona?.invalid.isolation),
+		definition: loadedSlot("definition", definition.keys.isolation, definition.invalid.isolation),
+		default: { layer: "default", state: "named", value: "none", source: "default" },
+	});
 	const isolation = isolationTrace.value as IsolationMode;
 
 	// maxTurns, runInBackground, inheritContext: request > definition > default.
@@ -406,17 +414,21 @@ export function resolve(input: ResolveInput): ResolveResult {
 	}
 	const settingsDefault = <T>(value: Sourced<T> | null, fallback: T): Slot =>
 		value ? { layer: "default", state: "named", value: value.value, source: value.source } : { layer: "default", state: "named", value: fallback, source: "default" };
-	const maxTurnsTrace = pick([maxTurnsRequest, loadedSlot("definition", definition.keys.max_turns, definition.invalid.max_turns), settingsDefault(loaded.settings.defaultMaxTurns, null)]);
-	const backgroundTrace = pick([
-		booleanRequest("runInBackground", "run_in_background"),
-		loadedSlot("definition", definition.keys.run_in_background, definition.invalid.run_in_background),
-		settingsDefault(loaded.settings.defaultBackground, false),
-	]);
-	const inheritTrace = pick([
-		booleanRequest("inheritContext", "inherit_context"),
-		loadedSlot("definition", definition.keys.inherit_context, definition.invalid.inherit_context),
-		{ layer: "default", state: "named", value: false, source: "default" },
-	]);
+	const maxTurnsTrace = pickIn(ORDER.maxTurns, {
+		request: maxTurnsRequest,
+		definition: loadedSlot("definition", definition.keys.max_turns, definition.invalid.max_turns),
+		default: settingsDefault(loaded.settings.defaultMaxTurns, null),
+	});
+	const backgroundTrace = pickIn(ORDER.runInBackground, {
+		request: booleanRequest("runInBackground", "run_in_background"),
+		definition: loadedSlot("definition", definition.keys.run_in_background, definition.invalid.run_in_background),
+		default: settingsDefault(loaded.settings.defaultBackground, false),
+	});
+	const inheritTrace = pickIn(ORDER.inheritContext, {
+		request: booleanRequest("inheritContext", "inherit_context"),
+		definition: loadedSlot("definition", definition.keys.inherit_context, definition.invalid.inherit_context),
+		default: { layer: "default", state: "named", value: false, source: "default" },
+	});
 
 	// tools: the definition's selection (or the parent's active tools) in the universe, then the mode.
 	const toolKinds = input.toolKinds ?? loaded.settings.toolKinds;
