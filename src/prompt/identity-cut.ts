@@ -182,11 +182,14 @@ const REQUIRED_AFTER_DEFAULT = ["tools", "rules", "docs"];
 /** Parses a system prompt against pi 1.6's grammar; null when it does not have that shape. */
 export function parsePiPrompt(text: string): ParsedPiPrompt | null {
 	const defaultStart = PI_DEFAULT_PREAMBLE + SECTION_SEPARATOR;
-	if (text.startsWith(defaultStart)) {
+	// pi's default preamble followed by a tools block is pi's default shape or nothing: a custom
+	// preamble would not start with pi's own tool list.
+	if (text.startsWith(`${defaultStart}<tools>\n`)) {
 		const sections = parseSections(text, defaultStart.length, DEFAULT_ORDER, 0);
 		if (sections && REQUIRED_AFTER_DEFAULT.every((name, i) => sections[i]?.name === name)) {
 			return finish({ name: "preamble", start: 0, end: PI_DEFAULT_PREAMBLE.length }, sections);
 		}
+		return null;
 	}
 	// A custom preamble is free text: its end is the earliest block start from which the rest of
 	// the text parses as pi's sections.
