@@ -1,0 +1,52 @@
+/**
+ * Foreground spawns through a real pi parent session: the child runs in-process with its own
+ * prompt, tools and transcript, and its result (with usage) comes back to the parent's tool call.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createParent, fauxAssistantMessage, fauxText, fauxToolCall, type Parent, toolResults } from "./harness.ts";
+
+let parent: Parent | null = null;
+afterEach(() => {
+	parent?.dispose();
+	parent = null;
+});
+
+describe("foreground spawn", () => {
+	it("runs an explore child and returns its result, transcript and usage", async () => {
+		parent = await createParent({
+			script: (turn) => {
+				if (turn.agent === "explore") {
+					if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("read", { path: "notes.txt" })], { stopReason: "toolUse" });
+					return fauxAssistantMessage(`The file says: ${turn.lastText.trim()}`);
+				}
+				if (turn.step === 0)
+					return fauxAssistantMessage(
+						[fauxToolCall("subagent", { prompt: "Read notes.txt", description: "read the notes", subagent_type: "explore" })],
+						{ stopReason: "toolUse" },
+					);
+				return fauxAssistantMessage("parent done");
+			},
+		});
+		writeFileSync(join(parent.cwd, "notes.txt"), "hello from notes");
+		await parent.session.prompt("go");
+		const [result] = toolResults(parent.session, "subagent");
+		expect(result?.isError).toBe(false);
+		expect(result?.text).toContain("The file says: hello from notes");
+		const details = result?.details as { status: string; tools: string[]; capabilityMode: string; transcript: string; turns: number; toolUses: number };
+		expect(details.status).toBe("completed");
+		expect(details.tools).toEqual(["read", "grep", "find", "ls"]);
+		expect(details.capabilityMode).toBe("read-only");
+		expect(details.toolUses).toBe(1);
+		expect(details.turns).toBe(2);
+		expect(existsSync(details.transcript)).toBe(true);
+		const lines = readFileSync(details.transcript, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+		expect(lines[0].type).toBe("session");
+		expect(lines.some((entry) => entry.type === "message" && entry.message.role === "assistant")).toBe(true);
+		const childSystem = parent.requests.find((turn) => turn.agent === "explore")?.system ?? "";
+		expect(childSystem).toContain('<active_agent name="explore"/>');
+		expect(childSystem).not.toContain("subagent");
+		expect(parent.events.map((e) => e.name)).toEqual(["cadre:created", "cadre:started", "cadre:completed"]);
+	});
+});

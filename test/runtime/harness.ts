@@ -1,0 +1,171 @@
+/**
+ * A real pi parent session with the cadre extension and pi-ai's faux provider, for end-to-end
+ * tests. Faux responses are routed by the session's context (the `<active_agent name="…"/>` tag in
+ * a child's system prompt; no tag = the parent), never by arrival order.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+	type AssistantMessage,
+	fauxAssistantMessage,
+	fauxProvider,
+	fauxText,
+	fauxToolCall,
+	getSystemMessageText,
+	type Message,
+} from "@earendil-works/pi-ai";
+import {
+	type AgentSession,
+	createAgentSession,
+	DefaultResourceLoader,
+	type ExtensionFactory,
+	ModelRuntime,
+	SessionManager,
+	SettingsManager,
+} from "@earendil-works/pi-coding-agent";
+import cadre from "../../src/hosts/pi/extension.ts";
+
+export { fauxAssistantMessage, fauxText, fauxToolCall };
+
+/** What a script sees of one model request. */
+export interface Turn {
+	/** The child's type from `<active_agent name="…"/>`, or "parent". */
+	agent: string;
+	system: string;
+	messages: Message[];
+	last: Message | undefined;
+	/** Number of assistant messages so far in this session (0 on the first request). */
+	step: number;
+	/** Text of the last user or tool-result message. */
+	lastText: string;
+}
+
+export type Script = (turn: Turn) => AssistantMessage;
+
+function textOf(message: Message | undefined): string {
+	if (!message) return "";
+	const content = (message as { content?: unknown }).content;
+	if (typeof content === "string") return content;
+	if (!Array.isArray(content)) return "";
+	return (content as { type: string; text?: string }[])
+		.filter((part) => part.type === "text")
+		.map((part) => part.text ?? "")
+		.join("");
+}
+
+/** Turn a model context into a {@link Turn}. */
+export function describeTurn(context: { messages: Message[] }): Turn {
+	const system = context.messages
+		.filter((m) => (m as { role: string }).role === "system")
+		.map((m) => getSystemMessageText(m as never))
+		.join("\n");
+	const agent = /<active_agent name="([^"]+)"\/>/.exec(system)?.[1] ?? "parent";
+	const messages = context.messages.filter((m) => (m as { role: string }).role !== "system");
+	const last = messages[messages.length - 1];
+	return {
+		agent,
+		system,
+		messages,
+		last,
+		step: messages.filter((m) => m.role === "assistant").length,
+		lastText: textOf(last),
+	};
+}
+
+export interface ParentOptions {
+	/** Project directory (default: a fresh temp dir). */
+	cwd?: string;
+	script: Script;
+	/** Extension files placed in `<agentDir>/extensions/` (name → source). */
+	agentExtensions?: Record<string, string>;
+	/** More inline extensions for the parent. */
+	extensionFactories?: ExtensionFactory[];
+	/** `<agentDir>/subagents.json` content. */
+	subagentSettings?: Record<string, unknown>;
+	/** Persist the parent session (default: in memory). */
+	persisted?: boolean;
+}
+
+export interface Parent {
+	session: AgentSession;
+	cwd: string;
+	agentDir: string;
+	/** Every faux request, in arrival order (for assertions, not routing). */
+	requests: Turn[];
+	/** Events seen on pi.events. */
+	events: { name: string; payload: Record<string, unknown> }[];
+	dispose(): void;
+}
+
+/** A fresh agent dir under the test's PI_CODING_AGENT_DIR, set for this parent. */
+function freshAgentDir(): string {
+	const base = process.env.PI_CODING_AGENT_DIR ?? mkdtempSync("/tmp/cadre-agent-");
+	const dir = mkdtempSync(join(base, "a-"));
+	process.env.PI_CODING_AGENT_DIR = dir;
+	return dir;
+}
+
+/** Create a parent pi session with cadre loaded and the faux model. */
+export async function createParent(options: ParentOptions): Promise<Parent> {
+	const agentDir = freshAgentDir();
+	const cwd = options.cwd ?? mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "proj-"));
+	if (options.agentExtensions) {
+		mkdirSync(join(agentDir, "extensions"), { recursive: true });
+		for (const [name, source] of Object.entries(options.agentExtensions)) writeFileSync(join(agentDir, "extensions", name), source);
+	}
+	if (options.subagentSettings) writeFileSync(join(agentDir, "subagents.json"), JSON.stringify(options.subagentSettings));
+	const runtime = await ModelRuntime.create({
+		authPath: join(agentDir, "auth.json"),
+		modelsPath: join(agentDir, "models.json"),
+		allowModelNetwork: false,
+	});
+	const faux = fauxProvider({ provider: "faux", models: [{ id: "parent-model" }, { id: "child-model", reasoning: true }] });
+	runtime.registerNativeProvider(faux.provider);
+	await runtime.setRuntimeApiKey("faux", "test-key");
+	const requests: Turn[] = [];
+	const route = (context: { messages: Message[] }) => {
+		const turn = describeTurn(context);
+		requests.push(turn);
+		return options.script(turn);
+	};
+	faux.setResponses(Array.from({ length: 4000 }, () => route as never));
+	const events: Parent["events"] = [];
+	const recorder: ExtensionFactory = (pi) => {
+		for (const name of ["cadre:created", "cadre:started", "cadre:completed", "cadre:failed", "cadre:steered"]) {
+			pi.events.on(name, (payload) => events.push({ name, payload: payload as Record<string, unknown> }));
+		}
+	};
+	const settingsManager = SettingsManager.create(cwd, agentDir, { projectTrusted: false });
+	const loader = new DefaultResourceLoader({
+		cwd,
+		agentDir,
+		settingsManager,
+		extensionFactories: [cadre, recorder, ...(options.extensionFactories ?? [])],
+	});
+	await loader.reload();
+	const model = faux.getModel("parent-model");
+	const { session } = await createAgentSession({
+		cwd,
+		agentDir,
+		modelRuntime: runtime,
+		model,
+		thinkingLevel: "off",
+		resourceLoader: loader,
+		settingsManager,
+		sessionManager: options.persisted ? SessionManager.create(cwd, join(agentDir, "sessions")) : SessionManager.inMemory(cwd),
+	});
+	await session.bindExtensions({});
+	return { session, cwd, agentDir, requests, events, dispose: () => session.dispose() };
+}
+
+/** The text of the tool results the parent received, by tool name. */
+export function toolResults(session: AgentSession, toolName: string): { text: string; isError: boolean; details: unknown }[] {
+	return session.messages
+		.filter((m) => m.role === "toolResult" && (m as { toolName?: string }).toolName === toolName)
+		.map((m) => ({ text: textOf(m as Message), isError: Boolean((m as { isError?: boolean }).isError), details: (m as { details?: unknown }).details }));
+}
+
+/** The tool results of a run's last step (parent side), as text. */
+export function lastToolResultText(turn: Turn): string {
+	return turn.lastText;
+}
