@@ -238,6 +238,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			run.transcript = child.transcript;
 			if (internal.stopRequested || internal.aborted) {
 				await finish(internal, internal.aborted ? "aborted" : "stopped", null);
+				release?.();
 				return;
 			}
 			const maxTurns = run.config.maxTurns;
@@ -287,10 +288,13 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		} catch (cause) {
 			state = internal.aborted ? "aborted" : "failed";
 			error = cause instanceof Error ? cause.message : String(cause);
+		}
+		// The slot is held until the run is terminal (isolation finished, events out).
+		try {
+			await finish(internal, state, error);
 		} finally {
 			release?.();
 		}
-		await finish(internal, state, error);
 	};
 
 	const registry: RunRegistry = {
