@@ -1,0 +1,278 @@
+/**
+ * Every load diagnostic code, positioned on the offending key or value, and what loading keeps.
+ */
+import { describe, expect, it } from "vitest";
+import { layout, where } from "./fixture.ts";
+
+describe("parse-error", () => {
+	it("positions broken YAML frontmatter and skips the file, keeping the others", () => {
+		const l = layout({
+			"project/.pi/agents/broken.md": "---\nmodel: [unclosed\n---\nBody.\n",
+			"project/.pi/agents/good.md": "---\ndescription: Good\n---\nBody.\n",
+		});
+		const r = l.load();
+		const d = r.diagnostics.find((x) => x.code === "parse-error");
+		expect(d).toMatchObject({ file: ".pi/agents/broken.md", line: 2, severity: "error" });
+		expect(d?.column).toBeGreaterThan(0);
+		expect(r.definitions.has("broken")).toBe(false);
+		expect(r.definitions.get("good")?.keys.description?.value).toBe("Good");
+	});
+
+	it("reports an unclosed frontmatter block at line 1", () => {
+		const r = layout({ "project/.pi/agents/open.md": "---\nmodel: a/b\nBody without end\n" }).load();
+		expect(where(r)).toEqual([".pi/agents/open.md:1:1 parse-error"]);
+	});
+
+	it("reports a frontmatter that is not a mapping", () => {
+		const r = layout({ "project/.pi/agents/list.md": "---\n- a\n- b\n---\nBody\n" }).load();
+		expect(where(r)).toEqual([".pi/agents/list.md:2:1 parse-error"]);
+	});
+
+	it("reports broken TOML with the parser's line", () => {
+		const r = layout({ "project/.pi/personas/p.toml": 'description = "ok"\nmodel = [\n' }).load();
+		expect(r.diagnostics).toHaveLength(1);
+		expect(r.diagnostics[0]).toMatchObject({ file: ".pi/personas/p.toml", code: "parse-error" });
+		expect(r.diagnostics[0]?.line).toBeGreaterThanOrEqual(2);
+		expect(r.personas.has("p")).toBe(false);
+	});
+
+	it("reports malformed settings JSON and ignores that file", () => {
+		const r = layout({ "project/.pi/subagents.json": '{"maxConcurrent": 2,,}\n' }).load();
+		expect(r.diagnostics[0]).toMatchObject({ file: ".pi/subagents.json", line: 1, code: "parse-error" });
+		expect(r.settings.maxConcurrent.value).toBe(4);
+	});
+
+	it("treats duplicate YAML keys as a parse error", () => {
+		const r = layout({ "project/.pi/agents/dup.md": "---\nmodel: a/b\nmodel: c/d\n---\n" }).load();
+		expect(r.diagnostics.map((d) => d.code)).toEqual(["parse-error"]);
+	});
+});
+
+describe("unknown-key", () => {
+	it("suggests the nearest known key, positioned on the key", () => {
+		const r = layout({
+			"project/.pi/agents/typo.md": "---\ndescription: Typo\nmodel: a/b\n  \nmax_turn: 3\n---\nBody.\n",
+		}).load();
+		const d = r.diagnostics.find((x) => x.code === "unknown-key");
+		expect(d).toMatchObject({ file: ".pi/agents/typo.md", line: 5, column: 1 });
+		expect(d?.message).toContain("did you mean max_turns");
+		expect(r.definitions.get("typo")?.keys.max_turns).toBeUndefined();
+		expect(r.definitions.get("typo")?.keys.model?.value).toBe("a/b");
+	});
+
+	it("points camelCase spellings of known keys at the snake_case key", () => {
+		const r = layout({ "project/.pi/agents/camel.md": "---\nmaxTurns: 3\nrunInBackground: true\n---\n" }).load();
+		expect(r.diagnostics.map((d) => d.hint)).toEqual(["rename it to max_turns", "rename it to run_in_background"]);
+		expect(r.diagnostics[0]?.message).toContain("snake_case");
+	});
+
+	it("has no suggestion for a key far from every known key", () => {
+		const r = layout({ "project/.pi/agents/far.md": "---\ncolour_scheme_of_the_day: blue\n---\n" }).load();
+		expect(r.diagnostics[0]?.code).toBe("unknown-key");
+		expect(r.diagnostics[0]?.message).not.toContain("did you mean");
+	});
+
+	it("tells a persona with capability or tools that personas never grant access", () => {
+		const r = layout({ "project/.pi/personas/loose.md": "---\ncapability: all\ntools: [bash]\n---\nBe loose.\n" }).load();
+		expect(where(r)).toEqual([".pi/personas/loose.md:2:1 unknown-key", ".pi/personas/loose.md:3:1 unknown-key"]);
+		for (const d of r.diagnostics) expect(d.hint).toContain("never grant or remove access");
+		expect(r.personas.get("loose")?.body?.value).toBe("Be loose.");
+	});
+
+	it("tells a role with tools that roles never set tools", () => {
+		const r = layout({
+			"project/.pi/agents/scout.md": "---\ndescription: Scout\n---\n",
+			"project/.pi/roles/scout.md": "---\ntools: read\n---\n",
+		}).load();
+		expect(r.diagnostics).toHaveLength(1);
+		expect(r.diagnostics[0]?.hint).toContain("never sets tools");
+	});
+
+	it("flags an unknown settings key with a camelCase suggestion", () => {
+		const r = layout({ "project/.pi/subagents.json": '{\n  "max_concurrent": 2\n}\n' }).load();
+		expect(where(r)).toEqual([".pi/subagents.json:2:3 unknown-key"]);
+		expect(r.diagnostics[0]?.message).toContain("did you mean maxConcurrent");
+	});
+});
+
+describe("removed-key", () => {
+	it("warns about prompt_mode and locked, saying why and what to do, and still loads", () => {
+		const r = layout({
+			"project/.pi/agents/twin.md": "---\ndescription: Twin\nprompt_mode: append\nlocked: [model]\nmodel: test/model-a\n---\n",
+		}).load();
+		expect(where(r)).toEqual([".pi/agents/twin.md:3:1 removed-key", ".pi/agents/twin.md:4:1 removed-key"]);
+		expect(r.diagnostics.every((d) => d.severity === "warning")).toBe(true);
+		expect(r.diagnostics[0]?.message).toContain("one shape");
+		expect(r.diagnostics[1]?.message).toContain("request always wins");
+		expect(r.diagnostics[1]?.hint).toContain("remove locked");
+		expect(r.definitions.get("twin")?.keys.model?.value).toBe("test/model-a");
+	});
+});
+
+describe("bad-value", () => {
+	it("positions the value, lists valid values and keeps the raw value as invalid", () => {
+		const r = layout({
+			"project/.pi/agents/scout.md": "---\ndescription: Scout\n---\n",
+			"project/.pi/roles/scout.md": "---\nthinking:   extreme\n---\n",
+		}).load();
+		expect(where(r)).toEqual([".pi/roles/scout.md:2:13 bad-value"]);
+		expect(r.diagnostics[0]?.message).toContain("off, minimal, low, medium, high, xhigh, max");
+		const role = r.roles.get("scout");
+		expect(role?.keys.thinking).toBeUndefined();
+		expect(role?.invalid.thinking).toEqual({ raw: "extreme", source: ".pi/roles/scout.md:2" });
+	});
+
+	it("rejects max_turns below 2, non-boolean flags and tools mixing all with names", () => {
+		const r = layout({
+			"project/.pi/agents/x.md": "---\nmax_turns: 1\nenabled: yes\ntools: [read, all]\n---\n",
+		}).load();
+		expect(where(r)).toEqual([".pi/agents/x.md:2:12 bad-value", ".pi/agents/x.md:3:10 bad-value", ".pi/agents/x.md:4:8 bad-value"]);
+		const x = r.definitions.get("x");
+		expect(x?.keys).toEqual({});
+		expect(Object.keys(x?.invalid ?? {}).sort()).toEqual(["enabled", "max_turns", "tools"]);
+	});
+
+	it("rejects a synonym that repeats a key already given", () => {
+		const r = layout({ "project/.pi/agents/x.md": "---\nthinking: low\neffort: high\n---\n" }).load();
+		expect(where(r)).toEqual([".pi/agents/x.md:3:1 bad-value"]);
+		expect(r.definitions.get("x")?.keys.thinking?.value).toBe("low");
+	});
+
+	it("drops only the bad settings entry", () => {
+		const r = layout({
+			"project/.pi/subagents.json": '{"models": {"scout": 7, "plan": "a/b"}, "thinking": {"Plan": "HIGH", "scout": "loud"}}',
+		}).load();
+		expect(r.diagnostics.map((d) => d.code)).toEqual(["bad-value", "bad-value"]);
+		expect(r.settings.models).toEqual({ plan: { value: "a/b", source: "settings:.pi/subagents.json:1" } });
+		expect(r.settings.thinking.plan?.value).toBe("high");
+		expect(r.settings.invalidPins.models.scout?.raw).toBe(7);
+		expect(r.settings.invalidPins.thinking.scout?.raw).toBe("loud");
+	});
+});
+
+describe("ambiguous-name", () => {
+	it("skips x.md beside X.md, reporting both, and uses the lower entry", () => {
+		const l = layout({
+			"project/.pi/agents/explore.md": "---\nmodel: a/b\n---\n",
+			"project/.pi/agents/Explore.md": "---\nmodel: c/d\n---\n",
+		});
+		const r = l.load();
+		expect(where(r).sort()).toEqual([".pi/agents/Explore.md:1:1 ambiguous-name", ".pi/agents/explore.md:1:1 ambiguous-name"]);
+		expect(r.definitions.get("explore")?.scope).toBe("bundled");
+	});
+
+	it("skips x.md beside x.toml in one scope", () => {
+		const r = layout({
+			"project/.pi/personas/p.md": "Be p.\n",
+			"project/.pi/personas/p.toml": 'instructions = "Be p."\n',
+		}).load();
+		expect(r.diagnostics.map((d) => d.code)).toEqual(["ambiguous-name", "ambiguous-name"]);
+		expect(r.personas.has("p")).toBe(false);
+	});
+
+	it("does not apply across scopes", () => {
+		const r = layout({ "project/.pi/agents/x.md": "X.\n", "agent/agents/X.md": "Y.\n" }).load();
+		expect(r.diagnostics).toEqual([]);
+		expect(r.definitions.get("x")?.name).toBe("x");
+	});
+});
+
+describe("name-mismatch", () => {
+	it("skips the file whose name is not its stem and uses the lower entry", () => {
+		const r = layout({
+			"project/.pi/agents/plan.md": "---\nname: planner\nmodel: a/b\n---\nOther body.\n",
+		}).load();
+		expect(where(r)).toEqual([".pi/agents/plan.md:2:7 name-mismatch"]);
+		expect(r.definitions.get("plan")?.scope).toBe("bundled");
+		expect(r.definitions.get("plan")?.keys.model).toBeUndefined();
+	});
+
+	it("accepts a name that equals the stem up to case", () => {
+		const r = layout({ "project/.pi/agents/scout.md": "---\nname: Scout\n---\nScout.\n" }).load();
+		expect(r.diagnostics).toEqual([]);
+	});
+});
+
+describe("missing-file and path-escape", () => {
+	it("reports a missing instructions_file as an error but keeps the key", () => {
+		const r = layout({ "project/.pi/personas/strict.md": "---\ninstructions_file: missing.md\n---\nBe strict.\n" }).load();
+		expect(where(r)).toEqual([".pi/personas/strict.md:2:20 missing-file"]);
+		expect(r.diagnostics[0]?.severity).toBe("error");
+		expect(r.diagnostics[0]?.message).toContain('"missing.md"');
+		expect(r.personas.get("strict")?.keys.instructions_file?.value).toMatchObject({ written: "missing.md" });
+	});
+
+	it("reports a missing role prompt_file as a warning (the role still applies)", () => {
+		const r = layout({
+			"project/.pi/agents/scout.md": "Scout.\n",
+			"project/.pi/roles/scout.md": "---\nprompt_file: prompts/scout.md\n---\n",
+		}).load();
+		expect(r.diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual(["warning missing-file"]);
+		expect(r.roles.get("scout")?.keys.prompt_file?.value.written).toBe("prompts/scout.md");
+	});
+
+	it("reports a path that leaves the project as path-escape and keeps the key", () => {
+		const l = layout({
+			"project/.pi/agents/scout.md": "Scout.\n",
+			"project/.pi/roles/scout.md": "---\nprompt_file: ../../../secret.txt\n---\n",
+			"secret.txt": "secret",
+		});
+		const r = l.load();
+		expect(where(r)).toEqual([".pi/roles/scout.md:2:14 path-escape"]);
+		expect(r.roles.get("scout")?.keys.prompt_file?.value).toMatchObject({ written: "../../../secret.txt", root: l.project });
+	});
+});
+
+describe("orphan-role and untrusted-setting", () => {
+	it("warns about a role that matches no definition", () => {
+		const r = layout({ "project/.pi/roles/ghost.md": "---\nmodel: a/b\n---\n" }).load();
+		expect(where(r)).toEqual([".pi/roles/ghost.md:1:1 orphan-role"]);
+		expect(r.diagnostics[0]?.severity).toBe("warning");
+	});
+
+	it("positions an inline orphan role on its settings key", () => {
+		const r = layout({ "project/.pi/subagents.json": '{\n  "roles": {\n    "ghost": {"model": "a/b"}\n  }\n}\n' }).load();
+		expect(where(r)).toEqual([".pi/subagents.json:3:5 orphan-role"]);
+	});
+
+	it("ignores toolKinds and allowSharedFallback from an untrusted project, honours them when trusted", () => {
+		const files = {
+			"project/.pi/subagents.json": '{"toolKinds": {"mcp_*": "read"}, "worktree": {"allowSharedFallback": true, "baseDir": "wt"}}',
+		};
+		const untrusted = layout(files).load();
+		expect(untrusted.diagnostics.map((d) => d.code)).toEqual(["untrusted-setting", "untrusted-setting"]);
+		expect(untrusted.settings.toolKinds).toEqual({});
+		expect(untrusted.settings.worktree).toEqual({ baseDir: "wt", allowSharedFallback: false });
+		const trusted = layout(files).load({ projectTrusted: true });
+		expect(trusted.diagnostics).toEqual([]);
+		expect(trusted.settings.toolKinds).toEqual({ "mcp_*": "read" });
+		expect(trusted.settings.worktree.allowSharedFallback).toBe(true);
+	});
+
+	it("always honours toolKinds from user settings", () => {
+		const r = layout({ "agent/subagents.json": '{"toolKinds": {"web_fetch": "read"}}' }).load();
+		expect(r.diagnostics).toEqual([]);
+		expect(r.settings.toolKinds).toEqual({ web_fetch: "read" });
+	});
+});
+
+describe("ordering and resilience", () => {
+	it("sorts diagnostics by file, line, column and never lets one bad file hide another", () => {
+		const r = layout({
+			"project/.pi/agents/b.md": "---\nmax_turn: 3\n---\n",
+			"project/.pi/agents/a.md": "---\nthinking: loud\nmodle: x\n---\n",
+			"project/.pi/agents/c.md": "---\n: : :\n---\n",
+		}).load();
+		const files = r.diagnostics.map((d) => d.file);
+		expect(files).toEqual([...files].sort());
+		expect(new Set(files)).toEqual(new Set([".pi/agents/a.md", ".pi/agents/b.md", ".pi/agents/c.md"]));
+		const a = r.diagnostics.filter((d) => d.file === ".pi/agents/a.md").map((d) => d.line);
+		expect(a).toEqual([2, 3]);
+	});
+
+	it("never throws on binary garbage", () => {
+		const r = layout({ "project/.pi/agents/bin.md": "---\n\u0000\u0001\u0002: [\n---\n", "agent/subagents.json": "\u0000" }).load();
+		expect(r.diagnostics.length).toBeGreaterThan(0);
+		expect(r.definitions.has("general-purpose")).toBe(true);
+	});
+});
