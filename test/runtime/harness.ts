@@ -4,7 +4,7 @@
  * a child's system prompt; no tag = the parent), never by arrival order.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
 	type AssistantMessage,
 	fauxAssistantMessage,
@@ -80,6 +80,8 @@ export interface ParentOptions {
 	agentExtensions?: Record<string, string>;
 	/** More inline extensions for the parent. */
 	extensionFactories?: ExtensionFactory[];
+	/** Files under the agent dir (relative path → content), e.g. `agents/scout.md`. */
+	agentFiles?: Record<string, string>;
 	/** `<agentDir>/subagents.json` content. */
 	subagentSettings?: Record<string, unknown>;
 	/** Persist the parent session (default: in memory). */
@@ -112,6 +114,10 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 	if (options.agentExtensions) {
 		mkdirSync(join(agentDir, "extensions"), { recursive: true });
 		for (const [name, source] of Object.entries(options.agentExtensions)) writeFileSync(join(agentDir, "extensions", name), source);
+	}
+	for (const [relative, content] of Object.entries(options.agentFiles ?? {})) {
+		mkdirSync(dirname(join(agentDir, relative)), { recursive: true });
+		writeFileSync(join(agentDir, relative), content);
 	}
 	if (options.subagentSettings) writeFileSync(join(agentDir, "subagents.json"), JSON.stringify(options.subagentSettings));
 	const runtime = await ModelRuntime.create({

@@ -1,0 +1,55 @@
+/**
+ * The call-time guard on its own: a child session whose pi tool list holds a tool the guard
+ * refuses (the case pi's allowlist does not cover, e.g. a tool activated behind pi's back) blocks
+ * the call with cadre's reason, and the tool never runs.
+ */
+import { existsSync, mkdtempSync } from "node:fs";
+import { join } from "node:path";
+import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
+import { ModelRuntime } from "@earendil-works/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import { createChildSession } from "../../src/runtime/pi-sdk.ts";
+import { describeTurn } from "./harness.ts";
+
+describe("call-time guard", () => {
+	it("blocks a listed tool the guard refuses", async () => {
+		const agentDir = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "guard-"));
+		const cwd = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "guard-cwd-"));
+		const runtime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: join(agentDir, "models.json"), allowModelNetwork: false });
+		const faux = fauxProvider({ provider: "faux", models: [{ id: "m" }] });
+		runtime.registerNativeProvider(faux.provider);
+		let seen = "";
+		faux.setResponses(
+			Array.from({ length: 10 }, () => (context: never) => {
+				const turn = describeTurn(context);
+				if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("write", { path: "x.txt", content: "no" })], { stopReason: "toolUse" });
+				seen = turn.lastText;
+				return fauxAssistantMessage("ok");
+			}) as never,
+		);
+		const refused: string[] = [];
+		const child = await createChildSession({
+			modelRuntime: runtime,
+			model: "faux/m",
+			thinkingLevel: "off",
+			cwd,
+			agentDir,
+			projectTrusted: false,
+			systemPrompt: '<active_agent name="t"/>',
+			skills: [],
+			tools: ["read", "write"],
+			extensionPaths: [],
+			guard: (name) => {
+				if (name === "read") return null;
+				refused.push(name);
+				return `cadre refuses ${name}`;
+			},
+			sessionDir: join(agentDir, "sessions"),
+		});
+		await child.run("go");
+		child.dispose();
+		expect(refused).toEqual(["write"]);
+		expect(seen).toContain("cadre refuses write");
+		expect(existsSync(join(cwd, "x.txt"))).toBe(false);
+	});
+});
