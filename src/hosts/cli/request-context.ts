@@ -1,0 +1,130 @@
+/**
+ * The glue between the CLI's request flags and the resolver (spec 06): parses `--request` and the
+ * flags into a spawn request, states the parent's facts a CLI has no session for (pi's configured
+ * defaults), loads the files and builds the model catalog. Shared by `explain`, `prompt` and `run`.
+ */
+import { existsSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { normalizeThinking } from "../../core/values.ts";
+import { loadAll } from "../../files/load.ts";
+import { readConfined } from "../../files/read-confined.ts";
+import { builtinToolNames, DEFAULT_PARENT_TOOLS } from "../../resolve/tools.ts";
+import type { ResolveInput, SpawnReader, SpawnRequest } from "../../resolve/types.ts";
+import { createModelCatalog, piDefaults } from "../../runtime/pi-sdk.ts";
+import { type CliIo, UsageError } from "./io.ts";
+import type { RequestFlagOptions } from "./main.ts";
+
+/** `~` at the start of a path means the home directory (pi's convention for its agent dir). */
+function expandHome(path: string, home: string): string {
+	return path === "~" ? home : path.startsWith("~/") ? join(home, path.slice(2)) : path;
+}
+
+/** The home directory and pi's agent dir (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`). */
+export function cliDirs(io: CliIo): { homeDir: string; agentDir: string } {
+	const homeDir = io.env.HOME && io.env.HOME !== "" ? io.env.HOME : homedir();
+	const fromEnv = io.env.PI_CODING_AGENT_DIR;
+	const agentDir = fromEnv && fromEnv !== "" ? resolve(io.cwd, expandHome(fromEnv, homeDir)) : join(homeDir, ".pi", "agent");
+	return { homeDir, agentDir };
+}
+
+/** The nearest directory at or above `dir` holding `.git` (a directory or a worktree's file), or null. */
+export function findGitRoot(dir: string): string | null {
+	let current = resolve(dir);
+	for (;;) {
+		if (existsSync(join(current, ".git"))) return current;
+		const parent = dirname(current);
+		if (parent === current) return null;
+		current = parent;
+	}
+}
+
+/** Splits `read, bash edit` into tool names. */
+export function parseToolList(list: string): string[] {
+	return list
+		.split(/[\s,]+/)
+		.map((name) => name.trim())
+		.filter((name) => name !== "");
+}
+
+/** `--max-turns 5` → 5; anything else stays a string so the resolver refuses it with the valid values. */
+function turns(raw: string): number | string {
+	return /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
+}
+
+/** The spawn request from `--request` JSON and the flags (a flag overrides the same key). */
+export function parseRequestFlags(opts: RequestFlagOptions): SpawnRequest {
+	let request: Record<string, unknown> = {};
+	if (opts.request !== undefined) {
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(opts.request);
+		} catch (error) {
+			throw new UsageError(`--request is not valid JSON: ${(error as Error).message}`);
+		}
+		if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+			throw new UsageError("--request must be a JSON object of the subagent tool's parameters");
+		}
+		request = { ...(parsed as Record<string, unknown>) };
+		if ("subagent_type" in request) throw new UsageError("--request must not contain subagent_type: TYPE is the positional argument");
+		if ("resume" in request) throw new UsageError("--request must not contain resume: explain and prompt resolve new spawns only");
+	}
+	const flags: [keyof SpawnRequest, unknown][] = [
+		["persona", opts.persona],
+		["model", opts.model],
+		["thinking", opts.thinking],
+		["capability", opts.capability],
+		["isolation", opts.isolation],
+		["max_turns", opts.maxTurns === undefined ? undefined : turns(opts.maxTurns)],
+		["cwd", opts.cwdRequest],
+	];
+	for (const [key, value] of flags) if (value !== undefined) request[key] = value;
+	return request as SpawnRequest;
+}
+
+/** Reads referenced files confined to their scope root, and checks request directories. */
+export const fileSystemReader: SpawnReader = {
+	read: (ref) => readConfined(ref),
+	isDirectory(path) {
+		try {
+			return statSync(path).isDirectory();
+		} catch {
+			return false;
+		}
+	},
+};
+
+/** Everything `resolve` needs for a CLI invocation. */
+export async function buildCliResolveInput(type: string, opts: RequestFlagOptions, io: CliIo): Promise<ResolveInput> {
+	const request = parseRequestFlags(opts);
+	const cwd = resolve(io.cwd, opts.cwd ?? ".");
+	if (!fileSystemReader.isDirectory(cwd)) throw new UsageError(`--cwd ${cwd} is not a directory`);
+	const { homeDir, agentDir } = cliDirs(io);
+	const projectTrusted = opts.trustProject === true;
+	const loaded = loadAll({ cwd, agentDir, homeDir, projectTrusted });
+	const defaults = piDefaults({ agentDir, cwd, projectTrusted });
+
+	let thinking = defaults.thinking;
+	if (opts.parentThinking !== undefined) {
+		const level = normalizeThinking(opts.parentThinking);
+		if (level === null) throw new UsageError(`--parent-thinking "${opts.parentThinking}" is not a thinking level (off, minimal, low, medium, high, xhigh, max)`);
+		thinking = level;
+	}
+	let model = defaults.model;
+	if (opts.parentModel !== undefined) model = opts.parentModel.trim().toLowerCase() === "none" ? null : opts.parentModel.trim();
+	const activeTools = opts.parentTools === undefined ? [...DEFAULT_PARENT_TOOLS] : parseToolList(opts.parentTools);
+	// The universe: pi's built-ins in pi's order, then the parent's other active tools (extension
+	// tools the parent has) by name.
+	const builtins = builtinToolNames();
+	const extensionTools = [...new Set(activeTools.filter((name) => !builtins.includes(name) && !name.includes("*")))].sort();
+
+	return {
+		request,
+		type,
+		loaded,
+		parent: { cwd, model, thinking, activeTools, toolUniverse: [...builtins, ...extensionTools], repoRoot: findGitRoot(cwd) },
+		models: await createModelCatalog({ agentDir }),
+		reader: fileSystemReader,
+		toolKinds: loaded.settings.toolKinds,
+	};
+}
