@@ -1,0 +1,158 @@
+/**
+ * `cadre explain` in-process through the CLI entry (`main`): the JSON schema, the human table and
+ * its diagnostics section, exit codes, request flags and parent facts, worktree feasibility.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { CliIo } from "../../src/hosts/cli/io.ts";
+import { main } from "../../src/hosts/cli/main.ts";
+import { CONFIG_FIELDS } from "../../src/resolve/resolve.ts";
+
+const MODELS = {
+	providers: {
+		test: {
+			baseUrl: "http://127.0.0.1:9/v1",
+			api: "openai-completions",
+			apiKey: "none",
+			models: ["model-a", "model-b", "parent-model"].map((id) => ({ id, reasoning: true })),
+		},
+	},
+};
+
+/** A temp tree with `agent/models.json`, `home/` and `project/`, plus the given files. */
+function tree(files: Record<string, string> = {}): string {
+	const root = mkdtempSync(join(process.env.TMPDIR as string, "explain-"));
+	const all: Record<string, string> = { "agent/models.json": JSON.stringify(MODELS), ...files };
+	for (const [path, text] of Object.entries(all)) {
+		mkdirSync(dirname(join(root, path)), { recursive: true });
+		writeFileSync(join(root, path), text);
+	}
+	mkdirSync(join(root, "project"), { recursive: true });
+	mkdirSync(join(root, "home"), { recursive: true });
+	return root;
+}
+
+async function cadre(root: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
+	let out = "";
+	let err = "";
+	const io: CliIo = {
+		out: (text) => void (out += text),
+		err: (text) => void (err += text),
+		isTty: false,
+		env: { ...process.env, PI_CODING_AGENT_DIR: join(root, "agent"), HOME: join(root, "home") },
+		cwd: join(root, "project"),
+	};
+	const code = await main(args, io);
+	return { code, out, err };
+}
+
+const scout = "---\ndescription: Scout\nmodel: test/model-a\nthinking: low\n---\nScout the code.\n";
+
+describe("cadre explain --json", () => {
+	it("prints exactly type, refused, config, trace and diagnostics, with one trace entry per config field", async () => {
+		const root = tree({ "project/.pi/agents/scout.md": scout });
+		const { code, out } = await cadre(root, ["explain", "scout", "--parent-model", "test/parent-model", "--json"]);
+		expect(code).toBe(0);
+		const json = JSON.parse(out);
+		expect(Object.keys(json)).toEqual(["type", "refused", "config", "trace", "diagnostics"]);
+		expect(Object.keys(json.config)).toEqual([...CONFIG_FIELDS]);
+		expect(Object.keys(json.trace)).toEqual([...CONFIG_FIELDS]);
+		expect(json.trace.model).toMatchObject({ value: "test/model-a", layer: "definition", source: ".pi/agents/scout.md:3" });
+		expect(json.trace.reasoningEffort).toMatchObject({ value: "low", applied: "low" });
+		expect(json.config.definition).toEqual({ name: "scout", source: ".pi/agents/scout.md" });
+	});
+
+	it("exits 1 with config null and an empty trace for an unknown type", async () => {
+		const { code, out } = await cadre(tree(), ["explain", "nope", "--parent-model", "test/parent-model", "--json"]);
+		expect(code).toBe(1);
+		expect(JSON.parse(out)).toMatchObject({ type: "nope", refused: { code: "unknown-type" }, config: null, trace: {} });
+	});
+
+	it("lets a flag override the same key of --request and turns --max-turns into a number", async () => {
+		const { out } = await cadre(tree(), [
+			"explain",
+			"general-purpose",
+			"--request",
+			'{"model": "test/model-a", "thinking": "high"}',
+			"--model",
+			"test/model-b",
+			"--max-turns",
+			"7",
+			"--parent-model",
+			"test/parent-model",
+			"--json",
+		]);
+		const json = JSON.parse(out);
+		expect(json.config).toMatchObject({ model: "test/model-b", reasoningEffort: "high", maxTurns: 7 });
+	});
+
+	it.each([
+		['{"subagent_type": "explore"}', "subagent_type"],
+		['{"resume": "abc"}', "resume"],
+		["[1, 2]", "JSON object"],
+		["{not json", "not valid JSON"],
+	])("treats --request %s as a usage error", async (request, message) => {
+		const { code, err } = await cadre(tree(), ["explain", "general-purpose", "--request", request, "--json"]);
+		expect(code).toBe(2);
+		expect(err).toContain(message);
+	});
+
+	it("takes the parent's model and thinking from pi's settings.json by default", async () => {
+		const root = tree({ "agent/settings.json": JSON.stringify({ defaultProvider: "test", defaultModel: "model-b", defaultThinkingLevel: "minimal" }) });
+		const json = JSON.parse((await cadre(root, ["explain", "general-purpose", "--json"])).out);
+		expect(json.config).toMatchObject({ model: "test/model-b", reasoningEffort: "minimal" });
+		expect(json.trace.model.layer).toBe("parent");
+	});
+
+	it("uses --parent-thinking and --parent-tools", async () => {
+		const json = JSON.parse(
+			(await cadre(tree(), ["explain", "general-purpose", "--parent-model", "test/parent-model", "--parent-thinking", "xhigh", "--parent-tools", "read,grep", "--json"])).out,
+		);
+		expect(json.config).toMatchObject({ reasoningEffort: "xhigh", tools: ["read", "grep"] });
+	});
+
+	it("warns worktree-unavailable outside a git repository, never refusing", async () => {
+		const files = { "project/.pi/agents/scout.md": scout, "project/.pi/roles/scout.md": "---\nisolation: worktree\n---\n" };
+		const outside = JSON.parse((await cadre(tree(files), ["explain", "scout", "--json"])).out);
+		expect(outside.refused).toBeNull();
+		expect(outside.diagnostics.map((d: { code: string }) => d.code)).toContain("worktree-unavailable");
+		const repo = tree(files);
+		mkdirSync(join(repo, ".git"));
+		const inside = JSON.parse((await cadre(repo, ["explain", "scout", "--json"])).out);
+		expect(inside.diagnostics.map((d: { code: string }) => d.code)).not.toContain("worktree-unavailable");
+	});
+});
+
+describe("cadre explain (human)", () => {
+	it("prints a table of field, value, from and what it beat", async () => {
+		const root = tree({ "project/.pi/agents/scout.md": scout });
+		const { code, out } = await cadre(root, ["explain", "scout", "--thinking", "high", "--parent-model", "test/parent-model"]);
+		expect(code).toBe(0);
+		const lines = out.split("\n");
+		expect(lines[0]).toBe("scout: would spawn");
+		expect(lines.find((line) => line.startsWith("field"))).toMatch(/^field\s+value\s+from\s+beat$/);
+		const thinking = lines.find((line) => line.startsWith("reasoningEffort")) ?? "";
+		expect(thinking).toMatch(/reasoningEffort\s+high\s+request\s+definition low \.pi\/agents\/scout\.md:4; parent medium/);
+		expect(lines.find((line) => line.startsWith("model "))).toMatch(/test\/model-a\s+definition \.pi\/agents\/scout\.md:3\s+parent test\/parent-model/);
+	});
+
+	it("shows the diagnostics of the files involved and counts the rest", async () => {
+		const root = tree({
+			"project/.pi/agents/scout.md": "---\ndescription: Scout\nmodel: test/model-a\nmax_turn: 3\n---\nScout.\n",
+			"project/.pi/agents/other.md": "---\ndescription: Other\ncolour: red\n---\nOther.\n",
+			"project/.pi/agents/third.md": "---\ndescription: Third\nshape: round\n---\nThird.\n",
+		});
+		const { out } = await cadre(root, ["explain", "scout", "--parent-model", "test/parent-model"]);
+		expect(out).toMatch(/\.pi\/agents\/scout\.md:4:\d+ (warning|error) unknown-key/);
+		expect(out).not.toContain("other.md");
+		expect(out).toContain("2 more — run `cadre check`");
+	});
+
+	it("states the refusal and exits 1", async () => {
+		const { code, out } = await cadre(tree(), ["explain", "general-purpose", "--persona", "ghost", "--parent-model", "test/parent-model"]);
+		expect(code).toBe(1);
+		expect(out.split("\n")[0]).toMatch(/^general-purpose: refused: persona-error — persona "ghost"/);
+		expect(out).toMatch(/personaError\s+persona "ghost"/);
+	});
+});
