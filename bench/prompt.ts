@@ -66,10 +66,14 @@ const tokens = (bytes: number, text: string = parentText) => Math.round(Buffer.f
 const textParent: ParentPrompt = { kind: "text", text: parentText, source: null };
 const children = SIBLINGS.map((s) => assemblePrompt(input(textParent, s)));
 
-const pairs: number[] = [];
-for (let a = 0; a < children.length; a++)
-	for (let b = a + 1; b < children.length; b++) pairs.push(commonPrefixBytes((children[a] as AssembledPrompt).text, (children[b] as AssembledPrompt).text));
-pairs.sort((p, q) => p - q);
+const pairs: Array<{ bytes: number; text: string }> = [];
+for (let a = 0; a < children.length; a++) {
+	const text = (children[a] as AssembledPrompt).text;
+	for (let b = a + 1; b < children.length; b++) pairs.push({ bytes: commonPrefixBytes(text, (children[b] as AssembledPrompt).text), text });
+}
+pairs.sort((p, q) => p.bytes - q.bytes);
+const least = pairs[0] as { bytes: number; text: string };
+const most = pairs[pairs.length - 1] as { bytes: number; text: string };
 const withParent = children.map((c) => commonPrefixBytes(c.text, parentText));
 const boundary = sharedBoundary(children[0] as AssembledPrompt);
 const lengths = children.map((c) => Buffer.byteLength(c.text));
@@ -78,7 +82,7 @@ console.log(`parent prompt (fixture skills): ${Buffer.byteLength(parentText)} by
 console.log(`children: ${children.length} siblings (types ${[...new Set(SIBLINGS.map((s) => s.type))].join(", ")}), ${Math.min(...lengths)}–${Math.max(...lengths)} bytes`);
 const firstChild = (children[0] as AssembledPrompt).text;
 console.log(`sections 1–2 (identity + project context): ${boundary} bytes ≈ ${tokens(boundary, firstChild)} tokens`);
-console.log(`shared prefix between siblings: min ${pairs[0]} bytes ≈ ${tokens(pairs[0] ?? 0, firstChild)} tokens, max ${pairs[pairs.length - 1]} bytes ≈ ${tokens(pairs[pairs.length - 1] ?? 0, firstChild)} tokens (${pairs.length} pairs)`);
+console.log(`shared prefix between siblings: min ${least.bytes} bytes ≈ ${tokens(least.bytes, least.text)} tokens, max ${most.bytes} bytes ≈ ${tokens(most.bytes, most.text)} tokens (${pairs.length} pairs)`);
 console.log(`shared prefix child ↔ parent: ${Math.min(...withParent)} bytes ≈ ${tokens(Math.min(...withParent))} tokens (the parent's <tools> follows its preamble; the child's <docs> does)`);
 
 function time(label: string, fn: () => void): void {
