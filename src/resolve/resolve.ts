@@ -514,7 +514,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 		personaInstructions: personaLayerTrace(personaInstructions),
 		rolePrompt: roleTrace(rolePrompt),
 		rolePromptWarning: rolePromptWarning === null || !role ? NOTHING : derived(rolePromptWarning, "role", role.keys.prompt_file?.source ?? role.path),
-		roleName: roleTrace(config.roleName),
+		roleName: role ? derived(role.name, "role", role.path) : NOTHING,
 		personaError: personaError === null ? NOTHING : derived(personaError, "persona", persona ? (persona.keys.instructions_file?.source ?? persona.path) : personaTrace.source),
 		isolation: isolationTrace,
 		tools: toolsTrace,
