@@ -1,0 +1,141 @@
+/**
+ * Applying a run's branch back: clean merges and fast-forwards, conflicts that leave the parent's
+ * tree exactly as before (with and without the merge-tree preflight), and refusals when uncommitted
+ * parent changes could be lost. Listing and cleaning through the admin functions.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeEach, describe, expect, it } from "vitest";
+import { takeFingerprint } from "../../src/runtime/escape-check.ts";
+import { clearGitFactsCache } from "../../src/runtime/git.ts";
+import { createWorktree, finishWorktree } from "../../src/runtime/worktree.ts";
+import { applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../src/runtime/worktree-admin.ts";
+import { commitAll, git, makeRepo, noFallback, type TestRepo, writeAt } from "./support/repo.ts";
+
+beforeEach(() => clearGitFactsCache());
+
+/** Runs a simulated child in a worktree: writes `files` there and finishes the run. */
+async function childRun(repo: TestRepo, runId: string, files: Record<string, string>) {
+	const outcome = await createWorktree({ runId, parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback });
+	if (outcome.kind !== "worktree") throw new Error(JSON.stringify(outcome));
+	for (const [path, text] of Object.entries(files)) writeAt(join(outcome.handle.worktreePath, path), text);
+	return finishWorktree(outcome.handle, { type: "worker", description: `run ${runId}`, status: "completed" });
+}
+
+/** Everything that makes up the parent's state: HEAD, index, work tree (untracked too). */
+async function parentState(repo: TestRepo) {
+	const fp = await takeFingerprint(repo.root);
+	return { fp, index: git(repo.root, "ls-files", "--stage"), branch: git(repo.root, "rev-parse", "--abbrev-ref", "HEAD") };
+}
+
+describe("applyCadreWorktree", () => {
+	it("fast-forwards when the parent has not moved, and says so on a second apply", async () => {
+		const repo = makeRepo({ "a.txt": "one\n" });
+		const run = await childRun(repo, "ff", { "a.txt": "two\n", "b.txt": "new\n" });
+		const applied = await applyCadreWorktree({ cwd: repo.root, id: "ff" });
+		expect(applied.outcome).toBe("applied");
+		expect(applied.fastForward).toBe(true);
+		expect(applied.commit).toBe(run.commit);
+		expect(repo.read("a.txt")).toBe("two\n");
+		expect(repo.read("b.txt")).toBe("new\n");
+		expect(applied.diffStat?.files.length).toBe(2);
+		const again = await applyCadreWorktree({ cwd: repo.root, id: "ff" });
+		expect(again.outcome).toBe("already-applied");
+		expect(again.ok).toBe(true);
+	});
+
+	it("merges when the parent moved on, keeping unrelated uncommitted parent changes", async () => {
+		const repo = makeRepo({ "a.txt": "one\n", "p.txt": "parent\n", "notes.txt": "n\n" });
+		await childRun(repo, "merge1", { "a.txt": "child\n" });
+		repo.write("p.txt", "parent moved on\n");
+		commitAll(repo.root, "parent work");
+		repo.write("notes.txt", "uncommitted, unrelated\n");
+		const applied = await applyCadreWorktree({ cwd: repo.root, id: "merge1" });
+		expect(applied.outcome).toBe("applied");
+		expect(applied.fastForward).toBe(false);
+		expect(git(repo.root, "rev-list", "--parents", "-n", "1", "HEAD").split(" ").length).toBe(3);
+		expect(repo.read("a.txt")).toBe("child\n");
+		expect(repo.read("p.txt")).toBe("parent moved on\n");
+		expect(repo.read("notes.txt")).toBe("uncommitted, unrelated\n");
+	});
+
+	for (const preflight of [true, false]) {
+		it(`on conflict reports the paths and leaves the parent exactly as before (preflight ${preflight})`, async () => {
+			const repo = makeRepo({ "a.txt": "base\n", "c.txt": "c\n", "u.txt": "u\n" });
+			await childRun(repo, "clash", { "a.txt": "child's version\n", "c.txt": "child c\n" });
+			repo.write("a.txt", "parent's version\n");
+			commitAll(repo.root, "parent edits a");
+			repo.write("u.txt", "uncommitted unrelated\n");
+			repo.write("scratch.txt", "untracked\n");
+			const before = await parentState(repo);
+			const applied = await applyCadreWorktree({ cwd: repo.root, id: "clash", preflight });
+			expect(applied.outcome).toBe("conflict");
+			expect(applied.ok).toBe(false);
+			expect(applied.paths).toEqual(["a.txt"]);
+			expect(applied.message).toContain("a.txt");
+			expect(await parentState(repo)).toEqual(before);
+			expect(repo.read("c.txt")).toBe("c\n");
+			expect(existsSync(join(repo.root, ".git/MERGE_HEAD"))).toBe(false);
+		});
+	}
+
+	it("refuses when uncommitted parent changes touch the branch's files, or the index has staged changes", async () => {
+		const repo = makeRepo({ "a.txt": "one\n", "b.txt": "b\n" });
+		await childRun(repo, "risky", { "a.txt": "child\n", "fresh.txt": "child's new file\n" });
+		repo.write("a.txt", "uncommitted parent edit\n");
+		repo.write("fresh.txt", "parent's untracked file of the same name\n");
+		const before = await parentState(repo);
+		const refused = await applyCadreWorktree({ cwd: repo.root, id: "risky" });
+		expect(refused.outcome).toBe("refused");
+		expect(refused.paths.sort()).toEqual(["a.txt", "fresh.txt"]);
+		expect(refused.hint).toMatch(/stash/);
+		expect(await parentState(repo)).toEqual(before);
+
+		git(repo.root, "checkout", "--", "a.txt");
+		repo.write("b.txt", "staged\n");
+		git(repo.root, "add", "b.txt");
+		const staged = await applyCadreWorktree({ cwd: repo.root, id: "risky" });
+		expect(staged.outcome).toBe("refused");
+		expect(staged.paths).toEqual(["b.txt"]);
+	});
+
+	it("refuses an unknown id", async () => {
+		const repo = makeRepo();
+		const missing = await applyCadreWorktree({ cwd: repo.root, id: "nope" });
+		expect(missing.outcome).toBe("refused");
+		expect(missing.message).toContain("cadre/nope");
+	});
+});
+
+describe("listCadreWorktrees and cleanCadreWorktrees", () => {
+	it("lists branches and kept worktrees with their state, and cleans only what has nothing left to keep", async () => {
+		const repo = makeRepo({ ".gitignore": "*.log\n", "a.txt": "one\n" });
+		await childRun(repo, "done", { "a.txt": "applied work\n" });
+		await applyCadreWorktree({ cwd: repo.root, id: "done" });
+		await childRun(repo, "pending", { "b.txt": "unapplied work\n" });
+		const keep = await childRun(repo, "withlog", { "c.txt": "c\n", "trace.log": "ignored\n" });
+		expect(keep.kept).toBe(true);
+		// a worktree whose ignored file was later removed has nothing left to keep
+		const empty = await childRun(repo, "emptied", { "d.txt": "d\n", "x.log": "x\n" });
+		git(empty.worktreePath, "clean", "-fdqX");
+
+		const listing = await listCadreWorktrees(join(repo.root));
+		if (!listing.ok) throw new Error(listing.message);
+		const byId = Object.fromEntries(listing.entries.map((e) => [e.id, e]));
+		expect(Object.keys(byId).sort()).toEqual(["done", "emptied", "pending", "withlog"]);
+		expect(byId.done).toMatchObject({ state: "applied", applied: true, worktreePath: null });
+		expect(byId.pending).toMatchObject({ state: "unapplied", applied: false, branch: "cadre/pending" });
+		expect(byId.withlog).toMatchObject({ state: "kept", ignored: ["trace.log"], worktreePath: keep.worktreePath });
+		expect(byId.emptied).toMatchObject({ state: "kept", ignored: [] });
+
+		const cleaned = await cleanCadreWorktrees(repo.root);
+		if (!cleaned.ok) throw new Error(cleaned.message);
+		expect(cleaned.removed.map((r) => r.id)).toEqual(["emptied"]);
+		expect(cleaned.kept.map((k) => [k.id, k.reason])).toEqual([["withlog", "ignored files: trace.log"]]);
+		expect(cleaned.deletedBranches).toEqual(["cadre/done"]);
+		expect(cleaned.unappliedBranches.sort()).toEqual(["cadre/emptied", "cadre/pending"]);
+		expect(existsSync(empty.worktreePath)).toBe(false);
+		expect(readFileSync(join(keep.worktreePath, "trace.log"), "utf8")).toBe("ignored\n");
+		expect(git(repo.root, "show", "cadre/emptied:d.txt")).toBe("d");
+	});
+});
