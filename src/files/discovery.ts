@@ -16,7 +16,7 @@ export function agentDirFrom(env: NodeJS.ProcessEnv, homeDir: string): string {
 
 function real(path: string): string {
 	try {
-		return realpathSync(path);
+		return realpathSync.native(path);
 	} catch {
 		return resolve(path);
 	}

@@ -119,16 +119,22 @@ function fileDiagnostic(file: string, pos: Pos, code: Diagnostic["code"], messag
 
 /** Reads one kind's folder of one scope into layers; skipped files only add diagnostics. */
 function loadScopeFiles(kind: EntryKind, scope: FileScope, show: (path: string) => string, diagnostics: Diagnostic[]): EntryLayer[] {
-	const files = listKindFiles(join(scope.base, KIND_DIRS[kind]), kind);
+	const dir = join(scope.base, KIND_DIRS[kind]);
+	const files = listKindFiles(dir, kind);
+	if (files.length === 0) return [];
+	const dirShown = show(dir);
+	const showFile = (f: { path: string; stem: string; ext: string }) => `${dirShown}/${f.path.slice(dir.length + 1)}`;
 	const counts = new Map<string, string[]>();
 	for (const f of files) {
 		const key = nameKey(f.stem);
-		counts.set(key, [...(counts.get(key) ?? []), show(f.path)]);
+		const list = counts.get(key);
+		if (list) list.push(showFile(f));
+		else counts.set(key, [showFile(f)]);
 	}
 	const layers: EntryLayer[] = [];
 	const start = { line: 1, column: 1 };
 	for (const f of files) {
-		const file = show(f.path);
+		const file = showFile(f);
 		const twins = counts.get(nameKey(f.stem)) ?? [];
 		if (twins.length > 1) {
 			const others = twins.filter((t) => t !== file).join(", ");

@@ -98,31 +98,108 @@ function toRaw(node: Node | null | unknown, doc: Document, at: (offset: number) 
  */
 export function parseFrontmatter(text: string): FrontmatterParse {
 	const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-	const lines = src.split(/\r?\n/);
-	if (lines[0]?.trimEnd() !== "---") return { ok: true, fields: [], ...bodyOf(lines, 0) };
-	let end = -1;
-	for (let i = 1; i < lines.length; i++) {
-		const line = lines[i] ?? "";
-		if (line.trimEnd() === "---" || line.trimEnd() === "...") {
-			end = i;
-			break;
-		}
-	}
-	if (end < 0) {
+	const firstEnd = src.indexOf("\n");
+	const firstLine = (firstEnd < 0 ? src : src.slice(0, firstEnd)).trimEnd();
+	if (firstLine !== "---") return { ok: true, fields: [], ...bodyFrom(src, 0) };
+	const close = /^(?:---|\.\.\.)[ \t\r]*$/gm;
+	close.lastIndex = firstEnd + 1;
+	const m = firstEnd < 0 ? null : close.exec(src);
+	if (!m) {
 		return { ok: false, error: { pos: START, message: "the frontmatter opened by `---` on line 1 is never closed" } };
 	}
-	const yaml = lines.slice(1, end).join("\n");
-	const parsed = parseYamlMapping(yaml, 1);
+	const yaml = src.slice(firstEnd + 1, m.index).replace(/\r?\n$/, "");
+	const lines = yaml.split(/\r?\n/);
+	const fast = fastFrontmatter(lines, 1);
+	const parsed = fast ? { ok: true as const, fields: fast } : parseYamlMapping(yaml, 1);
 	if (!parsed.ok) return parsed;
-	return { ok: true, fields: parsed.fields, ...bodyOf(lines, end + 1) };
+	return { ok: true, fields: parsed.fields, ...bodyFrom(src, m.index + m[0].length) };
 }
 
-function bodyOf(lines: string[], from: number): { body: string | null; bodyLine: number } {
-	let start = from;
-	while (start < lines.length && (lines[start] ?? "").trim() === "") start++;
-	const body = lines.slice(start).join("\n").trim();
-	return { body: body === "" ? null : body, bodyLine: start + 1 };
+/** The trimmed body after `offset`, and the line its text starts on. */
+function bodyFrom(src: string, offset: number): { body: string | null; bodyLine: number } {
+	const rest = src.slice(offset);
+	const body = rest.trim();
+	if (body === "") return { body: null, bodyLine: 1 };
+	const start = offset + rest.search(/\S/);
+	let line = 1;
+	for (let i = src.indexOf("\n"); i >= 0 && i < start; i = src.indexOf("\n", i + 1)) line++;
+	return { body, bodyLine: line };
 }
+
+const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*))?$/;
+const LEADING_INDICATOR = /^(?:[,[\]{}#&*!|>'"%@`]|[-?:](?:\s|$))/;
+
+/** A plain YAML scalar that means the same in every context we accept, or null when unsure. */
+function safePlain(text: string, inFlow: boolean): boolean {
+	if (text === "" || LEADING_INDICATOR.test(text)) return false;
+	if (/:(\s|$)|\s#|\t|[{}[\]]/.test(text)) return false;
+	return !(inFlow && /[,"']/.test(text));
+}
+
+/** YAML 1.2 core-schema resolution of a plain scalar (what `yaml` does with its default schema). */
+function resolvePlain(text: string): unknown {
+	if (/^(?:~|null|Null|NULL)$/.test(text)) return null;
+	if (/^(?:true|True|TRUE)$/.test(text)) return true;
+	if (/^(?:false|False|FALSE)$/.test(text)) return false;
+	if (/^[-+]?[0-9]+$/.test(text)) return Number.parseInt(text, 10);
+	if (/^0o[0-7]+$/.test(text)) return Number.parseInt(text.slice(2), 8);
+	if (/^0x[0-9a-fA-F]+$/.test(text)) return Number.parseInt(text.slice(2), 16);
+	if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/.test(text)) return Number.parseFloat(text);
+	if (/^[-+]?\.(?:inf|Inf|INF)$/.test(text)) return text.startsWith("-") ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+	if (/^\.(?:nan|NaN|NAN)$/.test(text)) return Number.NaN;
+	return text;
+}
+
+/**
+ * The common frontmatter — `key: plain scalar` and `key: [a, b]` lines — read without the full
+ * YAML machinery (which costs ~50x more per file and loading runs at every spawn). Returns null
+ * for anything else, and the caller parses with `yaml`; test/files/raw.test.ts checks both agree.
+ */
+export function fastFrontmatter(lines: string[], lineOffset: number): RawField[] | null {
+	const fields: RawField[] = [];
+	const seen = new Set<string>();
+	const to = lines.length;
+	for (let i = 0; i < to; i++) {
+		const line = lines[i] ?? "";
+		if (line.trim() === "") continue;
+		if (line.startsWith("#")) continue;
+		const m = KEY_LINE.exec(line);
+		if (!m) return null;
+		const key = m[1] as string;
+		if (seen.has(key)) return null;
+		seen.add(key);
+		const raw = m[2] ?? "";
+		const text = raw.trimEnd();
+		const lineNo = i + 1 + lineOffset;
+		const keyPos = { line: lineNo, column: 1 };
+		const valuePos = { line: lineNo, column: line.length - raw.length + 1 };
+		if (text === "") {
+			const next = lines[i + 1] ?? "";
+			if (i + 1 < to && /^\s/.test(next) && next.trim() !== "") return null;
+			fields.push({ key, keyPos, val: { value: null, pos: { line: lineNo, column: key.length + 2 } } });
+			continue;
+		}
+		if (text.startsWith("[") && text.endsWith("]")) {
+			const inner = text.slice(1, -1);
+			const items: RawValue[] = [];
+			if (inner.trim() !== "") {
+				let column = valuePos.column + 1;
+				for (const part of inner.split(",")) {
+					const item = part.trim();
+					if (!safePlain(item, true)) return null;
+					items.push({ value: resolvePlain(item), pos: { line: lineNo, column: column + part.search(/\S/) } });
+					column += part.length + 1;
+				}
+			}
+			fields.push({ key, keyPos, val: { value: items.map((item) => item.value), pos: valuePos, items } });
+			continue;
+		}
+		if (!safePlain(text, false)) return null;
+		fields.push({ key, keyPos, val: { value: resolvePlain(text), pos: valuePos } });
+	}
+	return fields;
+}
+
 
 /**
  * Parses a TOML file into fields. TOML has no positions in the parser's output, so top-level keys

@@ -18,7 +18,7 @@ function realish(path: string): string {
 	const rest: string[] = [];
 	for (;;) {
 		try {
-			return rest.length === 0 ? realpathSync(current) : join(realpathSync(current), ...rest);
+			return rest.length === 0 ? realpathSync.native(current) : join(realpathSync.native(current), ...rest);
 		} catch {
 			const parent = dirname(current);
 			if (parent === current) return path;
