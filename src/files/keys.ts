@@ -270,7 +270,7 @@ function unknownKey(ctx: LayerContext, field: RawField, known: string[], what: s
 export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], ctx: LayerContext): ValidatedLayer<K> {
 	const specs = KEY_SPECS[kind];
 	const textKey = ctx.textInKeys ? TEXT_KEY[kind] : null;
-	const known = [...Object.keys(specs), "name", ...(textKey ? [textKey] : [])];
+	const known = () => [...Object.keys(specs), "name", ...(textKey ? [textKey] : [])];
 	const keys: Record<string, Sourced<unknown>> = {};
 	const invalid: Record<string, Rejected> = {};
 	const seen = new Map<string, string>();
@@ -314,7 +314,7 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 			} else if (removed) {
 				diagnostics.push(diag("warning", ctx.file, field.keyPos, "removed-key", `${key} has no effect: ${removed.why}`, removed.instead));
 			} else {
-				diagnostics.push(unknownKey(ctx, field, known, what));
+				diagnostics.push(unknownKey(ctx, field, known(), what));
 			}
 			continue;
 		}
