@@ -660,8 +660,8 @@ function summarize(handle: WorktreeHandle, report: WorktreeFinishReport): string
 	if (report.changed && report.commit) {
 		const stat = report.diffStat ? ` (${report.diffStat.summary})` : "";
 		parts.push(
-			`isolation: worktree — the child's changes are on branch ${handle.branch} at ${report.commit.slice(0, 12)}${stat}; ` +
-				`the parent's files are unchanged. Review with \`git diff ${handle.base.slice(0, 12)} ${handle.branch}\`, ` +
+			`isolation: worktree — the child's changes are on branch ${handle.branch} at ${report.commit.slice(0, 12)}${stat}, ` +
+				`not in the parent's files. Review with \`git diff ${handle.base.slice(0, 12)} ${handle.branch}\`, ` +
 				`apply with \`cadre worktrees apply ${handle.runId}\`.`,
 		);
 	} else {

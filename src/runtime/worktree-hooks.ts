@@ -1,0 +1,110 @@
+/**
+ * Worktree isolation as the run lifecycle's isolation hooks (`IsolationHooks` of `runs.ts`):
+ * `prepare` creates (or, for a resume, reopens) the run's worktree and refuses the spawn with the
+ * cause when it cannot; `finish` commits and cleans up after any terminal state and runs the escape
+ * check. Runs whose effective isolation is `none` pass through untouched.
+ */
+import type { Settings } from "../files/types.ts";
+import { checkEscape, takeFingerprint } from "./escape-check.ts";
+import type { IsolationHooks, IsolationReport, RunRecord, TerminalState } from "./runs.ts";
+import {
+	createWorktree,
+	finishWorktree,
+	type IsolationOutcome,
+	reopenWorktree,
+	type WorktreeFailure,
+	type WorktreeHandle,
+} from "./worktree.ts";
+
+/** Thrown by `prepare` to refuse a spawn whose worktree cannot be created (fail closed). */
+export class WorktreeRefusedError extends Error {
+	readonly failure: WorktreeFailure;
+	constructor(failure: WorktreeFailure) {
+		super(`worktree isolation unavailable: ${failure.message} ${failure.hint}`);
+		this.name = "WorktreeRefusedError";
+		this.failure = failure;
+	}
+}
+
+/** Options of `createWorktreeIsolation`. */
+export interface WorktreeIsolationOptions {
+	/** pi's agent directory (the default worktree base lives under it). */
+	agentDir: string;
+	/** The parent session's cwd (absolute). */
+	parentCwd: string;
+	/** Settings `worktree` as of this spawn (definitions and settings are re-read per spawn). */
+	settings(): Settings["worktree"];
+	/** The absolute directory the child would start in without isolation (the request's cwd or the parent's). */
+	childCwd(run: RunRecord): string;
+	/** Paths the parent's own tool calls touched since `since` (epoch ms): edit/write paths, bash cwds. */
+	touchedByParent(since: number): Set<string>;
+}
+
+/** Builds the isolation hooks for one parent session. */
+export function createWorktreeIsolation(options: WorktreeIsolationOptions): IsolationHooks {
+	const handles = new Map<string, WorktreeHandle>();
+	/** Run id → the run id its worktree is named after (a resume keeps the first run's worktree). */
+	const lineage = new Map<string, string>();
+	const startedAt = new Map<string, number>();
+
+	return {
+		async prepare(run: RunRecord) {
+			if (run.config.isolation !== "worktree") return { cwd: null, report: null };
+			const worktreeId = run.resumeOf ? (lineage.get(run.resumeOf) ?? run.resumeOf) : run.id;
+			const previous = run.resumeOf ? handles.get(run.resumeOf) : undefined;
+			const create = {
+				runId: worktreeId,
+				parentCwd: options.parentCwd,
+				requestCwd: options.childCwd(run),
+				agentDir: options.agentDir,
+				settings: options.settings(),
+			};
+			startedAt.set(run.id, Date.now());
+			const outcome: IsolationOutcome = run.resumeOf
+				? await reopenWorktree({ ...create, previous: previous ?? null })
+				: await createWorktree(create);
+			if (outcome.kind === "refused") throw new WorktreeRefusedError(outcome.failure);
+			if (outcome.kind === "shared-fallback") {
+				return {
+					cwd: outcome.cwd,
+					report: { isolation: "shared-fallback", cause: outcome.cause, summary: outcome.notice },
+				};
+			}
+			handles.set(run.id, outcome.handle);
+			lineage.set(run.id, worktreeId);
+			return {
+				cwd: outcome.handle.cwd,
+				report: {
+					isolation: "worktree",
+					branch: outcome.handle.branch,
+					worktreePath: outcome.handle.worktreePath,
+					base: outcome.handle.base,
+					parentDirty: outcome.handle.parentDirty,
+					summary: outcome.handle.notices.join(" ") || `isolation: worktree — the child works in ${outcome.handle.worktreePath}.`,
+				},
+			};
+		},
+
+		async finish(run: RunRecord, state: TerminalState): Promise<IsolationReport | null> {
+			const handle = handles.get(run.id);
+			if (!handle) return run.isolation;
+			const report = await finishWorktree(handle, { type: run.type, description: run.description, status: state });
+			let escape: ReturnType<typeof checkEscape> | null = null;
+			try {
+				const after = await takeFingerprint(handle.repoRoot);
+				escape = checkEscape(handle.before, after, options.touchedByParent(startedAt.get(run.id) ?? run.createdAt));
+			} catch (error) {
+				escape = { paths: [], headMoved: null, warning: `The escape check failed: ${(error as Error).message}` };
+			}
+			startedAt.delete(run.id);
+			return {
+				isolation: "worktree",
+				...report,
+				parentDirty: handle.parentDirty,
+				escapedPaths: escape.paths,
+				escapeWarning: escape.warning,
+				summary: escape.warning ? `${report.summary} Warning: ${escape.warning}` : report.summary,
+			};
+		},
+	};
+}
