@@ -51,7 +51,9 @@ export function runGit(args: string[], options: GitOptions): Promise<GitResult> 
 			args,
 			{
 				cwd: options.cwd,
-				env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...options.env },
+				// GIT_OPTIONAL_LOCKS=0: cadre's `git status` never takes the index lock a user's own git
+				// command (or a sibling spawn) may need at the same moment.
+				env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C", ...options.env },
 				maxBuffer: 256 * 1024 * 1024,
 				encoding: "utf8",
 				windowsHide: true,
