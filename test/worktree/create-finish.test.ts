@@ -238,6 +238,24 @@ describe("finishWorktree", () => {
 		expect(report.summary).toContain("kept");
 	});
 
+	it("keeps a worktree holding a nested repository the child created, and keeps the child's own commits", async () => {
+		const repo = makeRepo({ "a.txt": "one\n" });
+		const handle = handleOf(await createWorktree({ runId: "nest", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback }));
+		writeAt(join(handle.worktreePath, "a.txt"), "committed by the child\n");
+		commitAll(handle.worktreePath, "child's own commit");
+		writeAt(join(handle.worktreePath, "vendor/lib/x.txt"), "inside a nested repo\n");
+		git(join(handle.worktreePath, "vendor/lib"), "init", "-q");
+		writeAt(join(handle.worktreePath, "loose.txt"), "uncommitted\n");
+		const report = await finishWorktree(handle, info);
+		expect(report.error).toBeNull();
+		expect(report.nestedRepositories).toEqual(["vendor/lib/"]);
+		expect(report.kept).toBe(true);
+		expect(report.changed).toBe(true);
+		expect(git(repo.root, "rev-list", "--count", `${handle.base}..cadre/nest`)).toBe("2");
+		expect(git(repo.root, "ls-tree", "-r", "--name-only", "cadre/nest").split("\n").sort()).toEqual(["a.txt", "loose.txt"]);
+		expect(readFileSync(join(handle.worktreePath, "vendor/lib/x.txt"), "utf8")).toBe("inside a nested repo\n");
+	});
+
 	it("keeps the worktree and names the problem when the commit cannot be made", async () => {
 		const repo = makeRepo({ "a.txt": "one\n" });
 		const handle = handleOf(await createWorktree({ runId: "lock", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback }));
