@@ -246,6 +246,15 @@ const MISPLACED: Record<EntryKind, Record<string, string>> = {
 	},
 };
 
+/** A raw value as the user wrote it, for messages (never throws, e.g. on a TOML BigInt). */
+export function showValue(value: unknown): string {
+	try {
+		return JSON.stringify(value) ?? String(value);
+	} catch {
+		return String(value);
+	}
+}
+
 function diag(severity: Severity, file: string, pos: Pos, code: DiagnosticCode, message: string, hint?: string): Diagnostic {
 	const d: Diagnostic = { severity, file, line: pos.line, column: pos.column, code, message };
 	if (hint) d.hint = hint;
@@ -287,7 +296,7 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 			if (typeof v !== "string" || nameKey(v) !== nameKey(ctx.name)) {
 				skip = true;
 				diagnostics.push(
-					diag("error", ctx.file, field.val.pos, "name-mismatch", `name ${JSON.stringify(v)} does not match ${JSON.stringify(ctx.name)}; the ${kind} is skipped`, `rename the file to match, or remove the name key`),
+					diag("error", ctx.file, field.val.pos, "name-mismatch", `name ${showValue(v)} does not match ${showValue(ctx.name)}; the ${kind} is skipped`, `rename the file to match, or remove the name key`),
 				);
 			}
 			continue;
@@ -335,7 +344,7 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 		} else {
 			invalid[canonical] = { raw: field.val.value, source: sourceAt(field.keyPos) };
 			diagnostics.push(
-				diag("error", ctx.file, field.val.pos, "bad-value", `${key} of ${what} ${checked.message}: ${JSON.stringify(field.val.value)}`, checked.hint ?? "fix the value; until then the key is ignored"),
+				diag("error", ctx.file, field.val.pos, "bad-value", `${key} of ${what} ${checked.message}: ${showValue(field.val.value)}`, checked.hint ?? "fix the value; until then the key is ignored"),
 			);
 		}
 	}

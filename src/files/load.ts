@@ -135,44 +135,63 @@ function loadScopeFiles(kind: EntryKind, scope: FileScope, show: (path: string) 
 	const start = { line: 1, column: 1 };
 	for (const f of files) {
 		const file = showFile(f);
-		const twins = counts.get(nameKey(f.stem)) ?? [];
-		if (twins.length > 1) {
-			const others = twins.filter((t) => t !== file).join(", ");
-			diagnostics.push(
-				fileDiagnostic(file, start, "ambiguous-name", `${kind} ${f.stem} is also defined by ${others} (names ignore case); both are skipped`, "keep one file per name"),
-			);
-			continue;
-		}
-		let text: string;
 		try {
-			text = readFileSync(f.path, "utf8");
+			const layer = loadFile(kind, scope, f, file, counts, diagnostics);
+			if (layer) layers.push(layer);
 		} catch (error) {
-			const cause = (error as NodeJS.ErrnoException).code ?? String(error);
-			diagnostics.push(fileDiagnostic(file, start, "parse-error", `cannot read the file (${cause}); it is skipped`, "check the file's permissions"));
-			continue;
+			// A safety net: validation is written not to throw, but one file must never stop the load.
+			diagnostics.push(fileDiagnostic(file, start, "parse-error", `cannot load the file (${(error as Error).message}); it is skipped`, "report this as a cadre bug"));
 		}
-		const isToml = f.ext === ".toml";
-		const parsed: FrontmatterParse = isToml ? withoutBody(parseTomlFields(text)) : parseFrontmatter(text);
-		if (!parsed.ok) {
-			diagnostics.push(
-				fileDiagnostic(file, parsed.error.pos, "parse-error", `${parsed.error.message}; the ${kind} file is skipped`, isToml ? "fix the TOML syntax" : "fix the YAML frontmatter between the --- lines"),
-			);
-			continue;
-		}
-		const result = validateLayer(kind, parsed.fields, {
-			kind,
-			file,
-			sourcePrefix: file,
-			name: f.stem,
-			baseDir: dirname(f.path),
-			root: scope.root,
-			textInKeys: isToml,
-		});
-		diagnostics.push(...result.diagnostics);
-		if (result.skip) continue;
-		const body: Sourced<string> | null =
-			parsed.body === null ? result.text : { value: parsed.body, source: `${file}:${parsed.bodyLine}` };
-		layers.push({ kind, name: f.stem, scope: scope.scope, path: file, body, keys: result.keys, invalid: result.invalid });
 	}
 	return layers;
+}
+
+/** One file: parse, validate, and return its layer (null when skipped). */
+function loadFile(
+	kind: EntryKind,
+	scope: FileScope,
+	f: { path: string; stem: string; ext: string },
+	file: string,
+	counts: Map<string, string[]>,
+	diagnostics: Diagnostic[],
+): EntryLayer | null {
+	const start = { line: 1, column: 1 };
+	const twins = counts.get(nameKey(f.stem)) ?? [];
+	if (twins.length > 1) {
+		const others = twins.filter((t) => t !== file).join(", ");
+		diagnostics.push(
+			fileDiagnostic(file, start, "ambiguous-name", `${kind} ${f.stem} is also defined by ${others} (names ignore case); both are skipped`, "keep one file per name"),
+		);
+		return null;
+	}
+	let text: string;
+	try {
+		text = readFileSync(f.path, "utf8");
+	} catch (error) {
+		const cause = (error as NodeJS.ErrnoException).code ?? String(error);
+		diagnostics.push(fileDiagnostic(file, start, "parse-error", `cannot read the file (${cause}); it is skipped`, "check the file's permissions"));
+		return null;
+	}
+	const isToml = f.ext === ".toml";
+	const parsed: FrontmatterParse = isToml ? withoutBody(parseTomlFields(text)) : parseFrontmatter(text);
+	if (!parsed.ok) {
+		diagnostics.push(
+			fileDiagnostic(file, parsed.error.pos, "parse-error", `${parsed.error.message}; the ${kind} file is skipped`, isToml ? "fix the TOML syntax" : "fix the YAML frontmatter between the --- lines"),
+		);
+		return null;
+	}
+	const result = validateLayer(kind, parsed.fields, {
+		kind,
+		file,
+		sourcePrefix: file,
+		name: f.stem,
+		baseDir: dirname(f.path),
+		root: scope.root,
+		textInKeys: isToml,
+	});
+	diagnostics.push(...result.diagnostics);
+	if (result.skip) return null;
+	const body: Sourced<string> | null =
+		parsed.body === null ? result.text : { value: parsed.body, source: `${file}:${parsed.bodyLine}` };
+	return { kind, name: f.stem, scope: scope.scope, path: file, body, keys: result.keys, invalid: result.invalid };
 }

@@ -68,8 +68,13 @@ export function parseYamlMapping(text: string, lineOffset = 0): RawParse {
 			error: { pos: at(contents.range?.[0] ?? 0), message: "expected a mapping of `key: value` lines" },
 		};
 	}
-	const tree = toRaw(contents, doc, at);
-	return { ok: true, fields: tree.fields ?? [] };
+	try {
+		const tree = toRaw(contents, doc, at);
+		return { ok: true, fields: tree.fields ?? [] };
+	} catch (error) {
+		// e.g. an alias bomb past yaml's alias limit
+		return { ok: false, error: { pos: at(contents.range?.[0] ?? 0), message: oneLine((error as Error).message) } };
+	}
 }
 
 function toRaw(node: Node | null | unknown, doc: Document, at: (offset: number) => Pos, fallback = START): RawValue {

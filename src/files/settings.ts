@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import type { Diagnostic, DiagnosticCode, Severity } from "../core/diagnostics.ts";
 import { isInherit, nameKey, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
-import { validateLayer } from "./keys.ts";
+import { showValue, validateLayer } from "./keys.ts";
 import { type Pos, parseYamlMapping, type RawField, type RawValue } from "./raw.ts";
 import { suggestKey } from "./suggest.ts";
 import type { EntryLayer, Scope, Settings, ToolKind } from "./types.ts";
@@ -94,7 +94,12 @@ export function loadSettings(sources: SettingsSource[]): SettingsResult {
 			);
 			continue;
 		}
-		applyFile(source, parsed.fields, settings, roles, personas, origins, diagnostics);
+		try {
+			applyFile(source, parsed.fields, settings, roles, personas, origins, diagnostics);
+		} catch (error) {
+			// A safety net: validation is written not to throw, but settings must never stop the load.
+			diagnostics.push(at("error", source.display, { line: 1, column: 1 }, "parse-error", `cannot load the file (${(error as Error).message})`, "report this as a cadre bug"));
+		}
 	}
 	return { settings, roles, personas, origins, diagnostics };
 }
@@ -117,7 +122,7 @@ function applyFile(
 	const file = source.display;
 	const src = (pos: Pos) => `settings:${file}:${pos.line}`;
 	const bad = (val: RawValue, what: string, expects: string, hint = "fix the value; until then it is ignored") =>
-		diagnostics.push(at("error", file, val.pos, "bad-value", `${what} ${expects}: ${JSON.stringify(val.value)}`, hint));
+		diagnostics.push(at("error", file, val.pos, "bad-value", `${what} ${expects}: ${showValue(val.value)}`, hint));
 	const untrusted = (field: RawField, what: string) =>
 		diagnostics.push(
 			at("warning", file, field.keyPos, "untrusted-setting", `${what} in project settings is ignored: the project is not trusted`, `trust the project in pi, or move ${what} to the user settings`),
@@ -274,7 +279,7 @@ function inline<K extends "role" | "persona">(
 		}
 		if (!entry.val.fields) {
 			diagnostics.push(
-				at("error", file, entry.val.pos, "bad-value", `${kind} ${entry.key} expects an object of ${kind} keys: ${JSON.stringify(entry.val.value)}`, "write the entry as an object"),
+				at("error", file, entry.val.pos, "bad-value", `${kind} ${entry.key} expects an object of ${kind} keys: ${showValue(entry.val.value)}`, "write the entry as an object"),
 			);
 			continue;
 		}

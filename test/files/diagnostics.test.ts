@@ -276,3 +276,20 @@ describe("ordering and resilience", () => {
 		expect(r.definitions.has("general-purpose")).toBe(true);
 	});
 });
+
+describe("odd values", () => {
+	it("reports a TOML integer too large for a number as a positioned parse error", () => {
+		const r = layout({
+			"project/.pi/agents/scout.md": "Scout.\n",
+			"project/.pi/roles/scout.toml": 'model = "a/b"\nthinking = 99999999999999999999\n',
+		}).load();
+		expect(where(r)).toEqual([".pi/roles/scout.toml:2:12 parse-error"]);
+		expect(r.roles.has("scout")).toBe(false);
+	});
+
+	it("reports a YAML alias bomb as a parse error", () => {
+		const bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]"];
+		const r = layout({ "project/.pi/agents/bomb.md": `---\n${bomb.join("\n")}\n---\n` }).load();
+		expect(r.diagnostics.map((d) => d.code)).toEqual(["parse-error"]);
+	});
+});
