@@ -87,7 +87,7 @@ export function loadSettings(sources: SettingsSource[]): SettingsResult {
 			continue;
 		}
 		settings.files.unshift(source.display);
-		const parsed = parseYamlMapping(text);
+		const parsed = parseYamlMapping(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 		if (!parsed.ok) {
 			diagnostics.push(
 				at("error", source.display, parsed.error.pos, "parse-error", `${parsed.error.message}; the whole file is ignored`, "fix the JSON syntax"),
