@@ -296,19 +296,37 @@ export async function discoverChildExtensions(options: DiscoverChildExtensionsOp
 /** Decides whether a child may call a tool: null allows, a string is the refusal reason. */
 export type ToolGuard = (toolName: string) => string | null;
 
-/** A hand-built extension holding only the `tool_call` guard; it runs before every other handler. */
-function guardExtension(guard: ToolGuard): Extension {
-	const handler = async (...args: unknown[]) => {
+/**
+ * A hand-built extension holding the `tool_call` guard; it runs before every other handler. With
+ * a turn limit, every tool call of the last allowed turn is blocked with `terminate`, so pi makes
+ * no further model request (the hard `max_turns` ceiling).
+ */
+function guardExtension(guard: ToolGuard, turnLimit: number | null): Extension {
+	let turns = 0;
+	const onTurnStart = async (...args: unknown[]) => {
+		turns++;
+		// A turn past the ceiling (the last turn's calls never reached tool_call, e.g. unknown
+		// tools): abort before its model request goes out.
+		if (turnLimit !== null && turns > turnLimit) (args[1] as ExtensionContext).abort();
+	};
+	const onToolCall = async (...args: unknown[]) => {
 		const event = args[0] as { toolName: string };
 		const reason = guard(event.toolName);
-		return reason === null ? undefined : { block: true, reason };
+		if (reason !== null) return { block: true, reason };
+		if (turnLimit !== null && turns >= turnLimit) {
+			return { block: true, reason: `cadre: the turn limit (max_turns ${turnLimit}) is reached; give your final answer.`, terminate: true };
+		}
+		return undefined;
 	};
 	return {
 		path: "<cadre:capability-guard>",
 		resolvedPath: "<cadre:capability-guard>",
 		hidden: true,
 		sourceInfo: { path: "<cadre:capability-guard>", source: "cadre", scope: "temporary", origin: "top-level" } as Extension["sourceInfo"],
-		handlers: new Map([["tool_call", [handler]]]),
+		handlers: new Map([
+			["turn_start", [onTurnStart]],
+			["tool_call", [onToolCall]],
+		]),
 		tools: new Map(),
 		messageRenderers: new Map(),
 		commands: new Map(),
@@ -357,6 +375,8 @@ export interface ChildSessionOptions {
 	extensionPaths: readonly string[];
 	/** The call-time capability guard. */
 	guard: ToolGuard;
+	/** `max_turns`: tool calls of this turn are blocked with terminate (no further request). */
+	turnLimit?: number | null;
 	/** Directory the new transcript goes into. */
 	sessionDir: string;
 	/** A transcript to continue instead of starting a new one (resume). */
@@ -442,7 +462,7 @@ function splitModel(runtime: ModelRuntime, id: string) {
 export async function createChildSession(options: ChildSessionOptions): Promise<ChildHandle> {
 	const model = splitModel(options.modelRuntime, options.model);
 	const settingsManager = SettingsManager.create(options.cwd, options.agentDir, { projectTrusted: options.projectTrusted });
-	const guard = guardExtension(options.guard);
+	const guard = guardExtension(options.guard, options.turnLimit ?? null);
 	let extensions: LoadExtensionsResult;
 	if (options.extensionPaths.length === 0) {
 		extensions = { extensions: [guard], errors: [], runtime: createExtensionRuntime() };

@@ -247,17 +247,14 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				run.lastEventAt = Date.now();
 				switch (event.type) {
 					case "turn_start":
-						run.turns = event.turn;
 						run.activity = "thinking";
 						if (event.turn === 1) for (const message of internal.buffered.splice(0)) void child.steer(message);
 						break;
 					case "turn_end":
+						// The ceiling itself is enforced in the child (pi-sdk guard, terminate).
 						if (maxTurns !== null && event.toolCalls > 0) {
 							if (event.turn === maxTurns - 2) void child.steer(warning(2));
-							if (event.turn >= maxTurns) {
-								run.limitReached = true;
-								void child.abort();
-							}
+							if (event.turn >= maxTurns) run.limitReached = true;
 						}
 						break;
 					case "tool_start":
@@ -265,6 +262,8 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 						run.activity = `tool ${event.toolName}`;
 						break;
 					case "assistant":
+						// A turn is one model answer; an answer aborted before it began is none.
+						if (event.stopReason !== "aborted") run.turns++;
 						lastAssistant = event;
 						break;
 					default:

@@ -23,7 +23,7 @@ import {
 	SessionManager,
 	SettingsManager,
 } from "@earendil-works/pi-coding-agent";
-import cadre from "../../src/hosts/pi/extension.ts";
+import cadre, { type CadreService, SERVICE_READY } from "../../src/hosts/pi/extension.ts";
 
 export { fauxAssistantMessage, fauxText, fauxToolCall };
 
@@ -96,6 +96,10 @@ export interface Parent {
 	requests: Turn[];
 	/** Events seen on pi.events. */
 	events: { name: string; payload: Record<string, unknown> }[];
+	/** cadre's service, as another extension reaches it. */
+	service(): CadreService;
+	/** Emit pi's session_shutdown to the parent's extensions (what `/new`, quit and `pi -p` do). */
+	shutdown(): Promise<void>;
 	dispose(): void;
 }
 
@@ -136,7 +140,11 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 	};
 	faux.setResponses(Array.from({ length: 4000 }, () => route as never));
 	const events: Parent["events"] = [];
+	let service: CadreService | null = null;
 	const recorder: ExtensionFactory = (pi) => {
+		pi.events.on(SERVICE_READY, (value) => {
+			service = value as CadreService;
+		});
 		for (const name of ["cadre:created", "cadre:started", "cadre:completed", "cadre:failed", "cadre:steered"]) {
 			pi.events.on(name, (payload) => events.push({ name, payload: payload as Record<string, unknown> }));
 		}
@@ -161,7 +169,21 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 		sessionManager: options.persisted ? SessionManager.create(cwd, join(agentDir, "sessions")) : SessionManager.inMemory(cwd),
 	});
 	await session.bindExtensions({});
-	return { session, cwd, agentDir, requests, events, dispose: () => session.dispose() };
+	return {
+		session,
+		cwd,
+		agentDir,
+		requests,
+		events,
+		service() {
+			if (!service) throw new Error("cadre service was not announced");
+			return service;
+		},
+		async shutdown() {
+			await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
+		},
+		dispose: () => session.dispose(),
+	};
 }
 
 /** The text of the tool results the parent received, by tool name. */

@@ -250,6 +250,7 @@ export default function cadre(pi: ExtensionAPI): void {
 							: `cadre: "${name}" is outside this sub-agent's tools (${[...allowed].join(", ") || "none"}); the call was refused.`,
 					sessionDir,
 					resumeFile: child.resumeFile ?? undefined,
+					turnLimit: child.maxTurns,
 				});
 			},
 		});

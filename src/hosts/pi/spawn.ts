@@ -44,6 +44,7 @@ export type ChildFactory = (options: {
 	systemPrompt: string;
 	tools: readonly string[];
 	resumeFile: string | null;
+	maxTurns: number | null;
 }) => Promise<ChildHandle>;
 
 /** The agent dir and home of this process, as pi and the loader see them. */
@@ -159,7 +160,7 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 		async createChild(_run, cwd, resumeFile) {
 			if (!config.model) throw new Error("no model resolved");
 			const assembled = buildPrompt(cwd, cwd === childCwd ? null : parent.cwd);
-			return options.createChild({ model: config.model, thinking, cwd, systemPrompt: assembled.text, tools: config.tools, resumeFile });
+			return options.createChild({ model: config.model, thinking, cwd, systemPrompt: assembled.text, tools: config.tools, resumeFile, maxTurns: config.maxTurns });
 		},
 	};
 }
