@@ -7,7 +7,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { runGit } from "../src/runtime/git.ts";
@@ -101,15 +101,15 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 const floorP50 = percentile(floor, 50);
-console.log(`load average at the end: ${(await import("node:os")).loadavg().map((n) => n.toFixed(1)).join(" ")} (compare inside one run only)`);
 console.log(`worktree isolation on a ${FILES}-file repository, ${ROUNDS} rounds (git ${execFileSync("git", ["--version"]).toString().trim().replace("git version ", "")})`);
+console.log(`load average at the end: ${loadavg().map((n) => n.toFixed(1)).join(" ")} (absolute times move with load: compare inside one run)`);
 line("floor: bare git status", floor);
 line("floor: raw git worktree add + remove", rawGit, floorP50);
 line("createWorktree (status + worktree add)", create, floorP50);
 line("finishWorktree, no change (remove + branch -D)", finishClean, floorP50);
 line("finishWorktree, one edit + one new file", finishChanged, floorP50);
 line("isolated spawn without a change (create+finish)", spawnClean, floorP50);
-console.log(`cadre's overhead over raw git add+remove, no change: p50 ${(percentile(spawnClean, 50) - percentile(rawGit, 50)).toFixed(1)} ms`);
 line("isolated spawn with a change (create+finish)", spawnChanged, floorP50);
+console.log(`cadre's overhead over the raw git add+remove pair (no change, p50): ${(percentile(spawnClean, 50) - percentile(rawGit, 50)).toFixed(1)} ms`);
 
 rmSync(base, { recursive: true, force: true });
