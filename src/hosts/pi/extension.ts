@@ -319,17 +319,21 @@ export default function cadre(pi: ExtensionAPI): void {
 			const s = ensure(ctx);
 			const ids = Array.isArray(params.agent_id) ? params.agent_id : [params.agent_id];
 			const timeoutMs = typeof params.timeout === "number" && params.timeout > 0 ? params.timeout * 1000 : null;
-			const texts = await Promise.all(
-				ids.map(async (id) => {
+			const answers = await Promise.all(
+				ids.map(async (id): Promise<{ text: string; result: RunResult | null }> => {
 					const run = s.registry.get(id);
-					if (!run) return `No sub-agent run with id ${id}. Known: ${s.registry.list().map((r) => r.id).join(", ") || "none"}.`;
+					if (!run) return { text: `No sub-agent run with id ${id}. Known: ${s.registry.list().map((r) => r.id).join(", ") || "none"}.`, result: null };
 					const finished = params.wait ? await s.registry.wait(id, timeoutMs, signal) : run.endedAt !== null ? run : null;
-					if (!finished) return progressText(run);
+					if (!finished) return { text: progressText(run), result: runResult(run, s.maxResultChars) };
 					finished.fetched = true;
-					return formatResult(runResult(finished, s.maxResultChars));
+					const result = runResult(finished, s.maxResultChars);
+					return { text: formatResult(result), result };
 				}),
 			);
-			return { content: [{ type: "text", text: texts.join("\n\n---\n\n") }], details: undefined };
+			return {
+				content: [{ type: "text", text: answers.map((answer) => answer.text).join("\n\n---\n\n") }],
+				details: answers.map((answer) => answer.result).filter((result): result is RunResult => result !== null),
+			};
 		},
 	});
 
