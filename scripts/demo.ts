@@ -10,7 +10,7 @@
  *
  * With a real model configured in pi (a default model with credentials in your real agent dir,
  * `$PI_CODING_AGENT_DIR` or `~/.pi/agent`) the demo uses it instead: same temporary project, the
- * persona written into your agent dir's `personas/reviewer.md`, your credentials, and a prompt asking
+ * project persona `.pi/personas/reviewer.md`, your credentials (nothing is written to your agent dir), and a prompt asking
  * for the same two spawns. `--offline` forces the scripted model; `--real` forces your model.
  */
 import { spawnSync } from "node:child_process";
@@ -129,8 +129,9 @@ function main(): number {
 		Object.assign(env, { HOME: home, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" });
 		args.push("-e", modelFile, "--model", "demo/scripted", "--mode", "json", "-p", "Review and summarize this project with sub-agents.");
 	}
-	mkdirSync(join(agentDir, "personas"), { recursive: true });
-	writeFileSync(join(agentDir, "personas", "reviewer.md"), PERSONA);
+	// The persona lives in the temporary project, so a real agent dir is never written to.
+	mkdirSync(join(project, ".pi", "personas"), { recursive: true });
+	writeFileSync(join(project, ".pi", "personas", "reviewer.md"), PERSONA);
 
 	const child = spawnSync(piBin, args, { cwd: project, env, encoding: "utf8", timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
 	if (child.status !== 0) {
