@@ -205,7 +205,7 @@ export default function cadre(pi: ExtensionAPI): void {
 			prompt,
 			toolSnippets: { ...(options?.toolSnippets ?? {}) },
 			toolGuidelines: Object.fromEntries(Object.entries(options?.toolGuidelines ?? {}).map(([k, v]) => [k, [...v]])),
-			conversation: conversationText(ctx),
+			conversation: () => conversationText(ctx),
 		};
 	};
 

@@ -32,8 +32,8 @@ export interface ParentSnapshot {
 	/** pi's one-line tool snippets and per-tool guidelines (for the child's own tool guidance). */
 	toolSnippets: Record<string, string>;
 	toolGuidelines: Record<string, string[]>;
-	/** Recent parent conversation, for `inherit_context` (plain text, capped). */
-	conversation: string | null;
+	/** Recent parent conversation, for `inherit_context` (plain text, capped; read only when asked). */
+	conversation: () => string | null;
 }
 
 /** Creates the child session for a plan (the pi adapter, bound by the extension). */
@@ -130,10 +130,8 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 	const childCwd = absoluteCwd(config.cwd, loaded, parent.cwd);
 	const prompt = typeof request.prompt === "string" ? request.prompt : "";
 	const description = typeof request.description === "string" ? request.description : prompt.slice(0, 40);
-	const fullPrompt =
-		config.inheritContext && parent.conversation
-			? `<parent_conversation>\n${parent.conversation}\n</parent_conversation>\n\n${prompt}`
-			: prompt;
+	const conversation = config.inheritContext ? parent.conversation() : null;
+	const fullPrompt = conversation ? `<parent_conversation>\n${conversation}\n</parent_conversation>\n\n${prompt}` : prompt;
 	const thinking = (result.trace.reasoningEffort?.applied ?? config.reasoningEffort ?? parent.facts.thinking) as string;
 	const buildPrompt = (cwd: string, worktreeParentDir: string | null) =>
 		assemblePrompt({

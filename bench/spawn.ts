@@ -1,0 +1,224 @@
+/**
+ * `npm run bench:spawn` (spec 07): spawn overhead from the `subagent` tool call to the child's
+ * first model request (p50/p95 over 100 spawns, with and without extensions in the child, and the
+ * floor — a bare `createAgentSession` child — in the same run); wall time and RSS for 1, 10 and 50
+ * concurrent background children; memory retained per finished child; the three tools'
+ * description + schema size in tokens (chars/4). All with pi-ai's faux model, offline.
+ */
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+const root = mkdtempSync(join(tmpdir(), "cadre-bench-"));
+for (const [name, dir] of [
+	["HOME", "home"],
+	["PI_CODING_AGENT_DIR", "agent"],
+	["TMPDIR", "tmp"],
+] as const) {
+	mkdirSync(join(root, dir), { recursive: true });
+	process.env[name] = join(root, dir);
+}
+process.env.PI_OFFLINE = "1";
+process.env.PI_TELEMETRY = "0";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+const { fauxAssistantMessage, fauxProvider, fauxToolCall } = await import("@earendil-works/pi-ai");
+const { createAgentSession, createExtensionRuntime, ModelRuntime, SessionManager, SettingsManager } = await import("@earendil-works/pi-coding-agent");
+const { createParent, describeTurn } = await import("../test/runtime/harness.ts");
+
+const now = () => performance.now();
+const pct = (values: number[], p: number) => {
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+};
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
+
+/** A tiny extension of the kind users load: a tool and a tool_call handler. */
+const EXTENSION = (n: number) => `
+import { Type } from "typebox";
+export default function (pi) {
+	pi.registerTool({ name: "ext_tool_${n}", label: "t", description: "bench tool ${n}", parameters: Type.Object({}),
+		async execute() { return { content: [{ type: "text", text: "ok" }], details: undefined }; } });
+	pi.on("tool_call", () => undefined);
+}
+`;
+
+/** Spawn overhead through a real parent: tool_call of `subagent` → the child's first request. */
+async function spawnOverhead(count: number, extensions: boolean): Promise<number[]> {
+	const samples: number[] = [];
+	let started = 0;
+	let pendingChildRequest = false;
+	const parent = await createParent({
+		agentExtensions: extensions ? { "a.ts": EXTENSION(1), "b.ts": EXTENSION(2), "c.ts": EXTENSION(3) } : undefined,
+		extensionFactories: [
+			(pi) => {
+				pi.on("tool_call", (event) => {
+					if (event.toolName === "subagent") {
+						started = now();
+						pendingChildRequest = true;
+					}
+				});
+			},
+		],
+		script: (turn) => {
+			if (turn.agent !== "parent") {
+				if (pendingChildRequest) {
+					samples.push(now() - started);
+					pendingChildRequest = false;
+				}
+				return fauxAssistantMessage("child done");
+			}
+			if (turn.last?.role === "toolResult") return fauxAssistantMessage("ok");
+			return fauxAssistantMessage([fauxToolCall("subagent", { prompt: "say done", description: "bench child", subagent_type: "explore" })], {
+				stopReason: "toolUse",
+			});
+		},
+	});
+	for (let i = 0; i < count + 5; i++) await parent.session.prompt(`spawn ${i}`);
+	parent.dispose();
+	return samples.slice(5);
+}
+
+/** The floor: a bare createAgentSession child with a prebuilt loader, to its first request. */
+async function floor(count: number): Promise<number[]> {
+	const agentDir = process.env.PI_CODING_AGENT_DIR ?? root;
+	const runtime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: join(agentDir, "models.json"), allowModelNetwork: false });
+	const faux = fauxProvider({ provider: "floor", models: [{ id: "m" }] });
+	runtime.registerNativeProvider(faux.provider);
+	let started = 0;
+	const samples: number[] = [];
+	faux.setResponses(
+		Array.from({ length: count + 10 }, () => () => {
+			samples.push(now() - started);
+			return fauxAssistantMessage("done");
+		}) as never,
+	);
+	const cwd = mkdtempSync(join(root, "floor-"));
+	const loader = {
+		getExtensions: () => ({ extensions: [], errors: [], runtime: createExtensionRuntime() }),
+		getSkills: () => ({ skills: [], diagnostics: [] }),
+		getPrompts: () => ({ prompts: [], diagnostics: [] }),
+		getThemes: () => ({ themes: [], diagnostics: [] }),
+		getAgentsFiles: () => ({ agentsFiles: [] }),
+		getSystemPrompt: () => "You are a bench child.",
+		getSystemPromptSource: () => undefined,
+		getAppendSystemPrompt: () => [],
+		getAppendSystemPromptSources: () => [],
+		extendResources: () => {},
+		reload: async () => {},
+	};
+	for (let i = 0; i < count + 5; i++) {
+		started = now();
+		const { session } = await createAgentSession({
+			cwd,
+			agentDir,
+			modelRuntime: runtime,
+			model: faux.getModel(),
+			thinkingLevel: "off",
+			resourceLoader: loader,
+			tools: ["read", "grep", "find", "ls"],
+			sessionManager: SessionManager.create(cwd, join(agentDir, "floor-sessions")),
+			settingsManager: SettingsManager.inMemory({}),
+		});
+		await session.prompt("go");
+		session.dispose();
+	}
+	return samples.slice(5);
+}
+
+/** N background children at once: wall time until all finished, RSS after. */
+async function concurrent(n: number): Promise<{ wallMs: number; rss: number }> {
+	const parent = await createParent({
+		subagentSettings: { maxConcurrent: 64 },
+		script: (turn) => (turn.agent === "parent" ? fauxAssistantMessage("parent") : fauxAssistantMessage("child done")),
+	});
+	await parent.session.prompt("warm up");
+	const service = parent.service();
+	const t0 = now();
+	const spawned = await Promise.all(
+		Array.from({ length: n }, (_, i) => service.spawn({ prompt: `task ${i}`, description: `task ${i}`, subagent_type: "explore", run_in_background: true })),
+	);
+	const results = await Promise.all(spawned.map((s) => s.done));
+	const wallMs = now() - t0;
+	if (results.some((r) => r.status !== "completed")) throw new Error("a background child did not complete");
+	const rss = process.memoryUsage().rss;
+	parent.dispose();
+	return { wallMs, rss };
+}
+
+/** Heap retained per finished child: heap after N children finished (GC'd) minus before, over N. */
+async function retained(n: number): Promise<number> {
+	const parent = await createParent({
+		subagentSettings: { maxConcurrent: 64 },
+		script: (turn) => (turn.agent === "parent" ? fauxAssistantMessage("parent") : fauxAssistantMessage("child done")),
+	});
+	await parent.session.prompt("warm up");
+	const service = parent.service();
+	const warm = await service.spawn({ prompt: "warm", description: "warm", subagent_type: "explore", run_in_background: true });
+	await warm.done;
+	gc();
+	gc();
+	const before = process.memoryUsage().heapUsed;
+	const spawned = await Promise.all(
+		Array.from({ length: n }, (_, i) => service.spawn({ prompt: `task ${i}`, description: `task ${i}`, subagent_type: "explore", run_in_background: true })),
+	);
+	await Promise.all(spawned.map((s) => s.done));
+	await new Promise((resolve) => setTimeout(resolve, 50));
+	gc();
+	gc();
+	const after = process.memoryUsage().heapUsed;
+	if (service.list().length !== n + 1) throw new Error("runs were not retained in the registry");
+	parent.dispose();
+	return (after - before) / n;
+}
+
+/** The three tools' description + schema as the model receives them, in tokens (chars/4). */
+async function toolTokens(): Promise<{ perTool: Record<string, number>; total: number }> {
+	let tools: { name: string; description: string; parameters: unknown }[] = [];
+	const parent = await createParent({
+		extensionFactories: [
+			(pi) => {
+				pi.on("before_agent_start", () => {
+					tools = pi.getAllTools().filter((t) => ["subagent", "get_subagent_result", "steer_subagent"].includes(t.name));
+				});
+			},
+		],
+		script: () => fauxAssistantMessage("ok"),
+	});
+	await parent.session.prompt("hi");
+	parent.dispose();
+	const perTool: Record<string, number> = {};
+	for (const tool of tools) {
+		perTool[tool.name] = Math.ceil(JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters }).length / 4);
+	}
+	return { perTool, total: Object.values(perTool).reduce((a, b) => a + b, 0) };
+}
+
+void describeTurn;
+const N = 100;
+const floorSamples = await floor(N);
+const bare = await spawnOverhead(N, false);
+const withExt = await spawnOverhead(N, true);
+console.log(`spawn overhead (tool call → child's first model request), ${N} spawns each`);
+console.log(`  floor (bare createAgentSession child): p50 ${ms(pct(floorSamples, 50))}  p95 ${ms(pct(floorSamples, 95))}`);
+console.log(`  cadre, no child extensions:           p50 ${ms(pct(bare, 50))}  p95 ${ms(pct(bare, 95))}  (target p50 ≤ 3 ms)`);
+console.log(`  cadre, 3 parent extensions in child:  p50 ${ms(pct(withExt, 50))}  p95 ${ms(pct(withExt, 95))}`);
+console.log("background children (faux model), wall until all finished / RSS after");
+for (const n of [1, 10, 50]) {
+	const { wallMs, rss } = await concurrent(n);
+	console.log(`  ${String(n).padStart(2)} children: wall ${ms(wallMs)}  RSS ${mb(rss)}${n === 50 ? "  (target ≤ 250 ms)" : ""}`);
+}
+const perChild = await retained(50);
+console.log(`retained heap per finished child (N = 50): ${mb(perChild)}  (target ≤ 0.3 MB)`);
+const tokens = await toolTokens();
+console.log(
+	`tool description + schema, 3 built-in types: ${tokens.total} tokens (${Object.entries(tokens.perTool)
+		.map(([name, value]) => `${name} ${value}`)
+		.join(", ")}; target ≤ 800)`,
+);
+process.exit(0);
