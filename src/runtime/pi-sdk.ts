@@ -570,3 +570,15 @@ export function builtinToolGuidance(cwd: string): ToolGuidanceSource {
 	}
 	return { snippets, guidelines };
 }
+
+const catalogs = new WeakMap<ModelRuntime, { available: unknown; catalog: ReturnType<typeof catalogFromRuntime> }>();
+
+/** The model catalog of a live runtime, rebuilt only when its available-model snapshot changes. */
+export function liveCatalog(runtime: ModelRuntime): ReturnType<typeof catalogFromRuntime> {
+	const available = runtime.getAvailableSnapshot();
+	const cached = catalogs.get(runtime);
+	if (cached && cached.available === available) return cached.catalog;
+	const catalog = catalogFromRuntime(runtime);
+	catalogs.set(runtime, { available, catalog });
+	return catalog;
+}

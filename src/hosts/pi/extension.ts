@@ -11,10 +11,10 @@ import { builtinToolNames } from "../../resolve/tools.ts";
 import type { SpawnRequest, StoredRun } from "../../resolve/types.ts";
 import {
 	type ChildExtensionSet,
-	catalogFromRuntime,
 	checkPiVersion,
 	createChildSession,
 	discoverChildExtensions,
+	liveCatalog,
 	parentModelRuntime,
 	piDocPaths,
 	transcriptDir,
@@ -223,13 +223,15 @@ export default function cadre(pi: ExtensionAPI): void {
 		const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
 		if (resumeId && source && !source.transcript) throw new Error(`Spawn refused (resume-refused): run ${resumeId} has no transcript to continue.`);
 		const skills = (s.promptOptions?.skills ?? []) as Skill[];
+		const loaded = loadFor({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: ctx.isProjectTrusted() });
 		const runtime = parentModelRuntime(ctx);
 		const sessionDir = transcriptDir(ctx, agentDir);
 		const projectTrusted = ctx.isProjectTrusted();
 		const plan = planSpawn({
 			request,
 			parent,
-			models: catalogFromRuntime(runtime),
+			models: liveCatalog(runtime),
+			loaded,
 			resumeFrom: stored,
 			createChild: (child) => {
 				const allowed = new Set(child.tools.filter((name) => !SPAWN_TOOLS.has(name)));
@@ -254,11 +256,8 @@ export default function cadre(pi: ExtensionAPI): void {
 				});
 			},
 		});
-		const loaded = safeLoad(ctx);
-		if (loaded) {
-			s.registry.setMaxConcurrent(loaded.settings.maxConcurrent.value);
-			s.maxResultChars = loaded.settings.maxResultChars;
-		}
+		s.registry.setMaxConcurrent(loaded.settings.maxConcurrent.value);
+		s.maxResultChars = loaded.settings.maxResultChars;
 		const background = request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground;
 		return s.registry.spawn(plan, {
 			background,
@@ -354,7 +353,7 @@ export default function cadre(pi: ExtensionAPI): void {
 			const s = ensure(ctx);
 			const text = subagentsCommand(args, {
 				registry: s.registry,
-				explain: (type) => ({ loaded: safeLoad(ctx), parent: snapshot(s, { paths: [], excluded: [] }), models: catalogFromRuntime(parentModelRuntime(ctx)), type }),
+				explain: (type) => ({ loaded: safeLoad(ctx), parent: snapshot(s, { paths: [], excluded: [] }), models: liveCatalog(parentModelRuntime(ctx)), type }),
 			});
 			const output = await text;
 			if (ctx.hasUI) ctx.ui.notify(output, "info");

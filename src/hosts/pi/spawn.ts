@@ -109,12 +109,14 @@ export interface PlanSpawnOptions {
 	/** The stored run a `resume` names (null when unknown). */
 	resumeFrom?: StoredRun | null;
 	createChild: ChildFactory;
+	/** The files as loaded for this spawn (loaded here when absent). */
+	loaded?: LoadResult;
 }
 
 /** Resolve a request into a plan, or throw {@link SpawnRefused}. */
 export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 	const { request, parent } = options;
-	const loaded = loadFor(parent);
+	const loaded = options.loaded ?? loadFor(parent);
 	const result = resolve({
 		request,
 		type: typeof request.subagent_type === "string" ? request.subagent_type : null,
