@@ -56,6 +56,8 @@ export interface RunRecord {
 	type: string;
 	description: string;
 	prompt: string;
+	/** Absolute directory the child starts in before isolation (the request's cwd or the parent's). */
+	plannedCwd: string;
 	background: boolean;
 	state: RunState;
 	config: EffectiveConfig;
@@ -304,6 +306,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				type: plan.type,
 				description: plan.description,
 				prompt: plan.prompt,
+				plannedCwd: plan.cwd,
 				background: spawnOptions.background,
 				state: "queued",
 				config: plan.config,

@@ -3,6 +3,7 @@
  * `/subagents` command, completion notifications, lifecycle events on `pi.events` and the service
  * other extensions reach through it (spec 04). Children run in-process through the SDK adapter.
  */
+import { isAbsolute, resolve as resolvePath } from "node:path";
 import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext, Skill } from "@earendil-works/pi-coding-agent";
 import { normalizeThinking } from "../../core/values.ts";
 import { parentPromptOptionsFromPi } from "../../prompt/pi-options.ts";
@@ -21,6 +22,7 @@ import {
 } from "../../runtime/pi-sdk.ts";
 import { formatResult, notificationText, progressText, type RunResult, runResult } from "../../runtime/result.ts";
 import { createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
+import { createWorktreeIsolation } from "../../runtime/worktree-hooks.ts";
 import { subagentsCommand } from "./commands.ts";
 import { agentPaths, loadFor, type ParentSnapshot, planSpawn } from "./spawn.ts";
 import {
@@ -61,6 +63,8 @@ interface SessionState {
 	childExtensions: Promise<ChildExtensionSet> | null;
 	pending: RunRecord[];
 	maxResultChars: number;
+	/** Paths the parent's own edit/write/bash calls touched, with when (for the escape check). */
+	touched: { path: string; at: number }[];
 }
 
 function toPiUsage(usage: RunRecord["usage"]) {
@@ -116,14 +120,27 @@ export default function cadre(pi: ExtensionAPI): void {
 			return state;
 		}
 		const loaded = safeLoad(ctx);
+		let worktreeSettings = loaded?.settings.worktree ?? { baseDir: null, allowSharedFallback: false };
+		const touched: SessionState["touched"] = [];
 		const created: SessionState = {
 			ctx,
 			promptOptions: null,
 			childExtensions: null,
 			pending: [],
+			touched,
 			maxResultChars: loaded?.settings.maxResultChars ?? 20000,
 			registry: createRunRegistry({
 				maxConcurrent: loaded?.settings.maxConcurrent.value ?? 4,
+				isolation: createWorktreeIsolation({
+					agentDir,
+					parentCwd: ctx.cwd,
+					settings: () => {
+						worktreeSettings = safeLoad(created.ctx)?.settings.worktree ?? worktreeSettings;
+						return worktreeSettings;
+					},
+					childCwd: (run) => run.plannedCwd,
+					touchedByParent: (since) => new Set(touched.filter((entry) => entry.at >= since).map((entry) => entry.path)),
+				}),
 				emit: (event, payload) => pi.events.emit(event, structuredClone(payload)),
 				onTerminal: (run) => {
 					if (!run.background) return;
@@ -396,6 +413,18 @@ export default function cadre(pi: ExtensionAPI): void {
 		const s = ensure(ctx);
 		s.promptOptions = event.systemPromptOptions;
 		refreshDescription(ctx);
+	});
+
+	// The parent's own writes, so the escape check does not blame a worktree child for them.
+	pi.on("tool_call", (event, ctx) => {
+		const s = ensure(ctx);
+		const input = event.input as { path?: unknown };
+		if ((event.toolName === "edit" || event.toolName === "write") && typeof input.path === "string") {
+			s.touched.push({ path: isAbsolute(input.path) ? input.path : resolvePath(ctx.cwd, input.path), at: Date.now() });
+		} else if (event.toolName === "bash" || event.toolName === "powershell") {
+			s.touched.push({ path: ctx.cwd, at: Date.now() });
+		}
+		if (s.touched.length > 1000) s.touched.splice(0, s.touched.length - 1000);
 	});
 
 	pi.on("agent_settled", (_event, ctx) => {
