@@ -1,0 +1,132 @@
+/**
+ * The parent-facing surface inside a real pi session: the `subagent` description lists types and
+ * personas, `get_subagent_result` reports progress on a timed-out wait without stopping the child,
+ * `steer_subagent` reaches a running child, background usage is recorded as a session entry,
+ * lifecycle payloads are copies, and `/subagents` lists, explains and shows transcripts.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "../runtime/harness.ts";
+
+let parent: Parent | null = null;
+afterEach(() => {
+	parent?.dispose();
+	parent = null;
+});
+
+async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+	const end = Date.now() + ms;
+	while (!check()) {
+		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+}
+
+function captureStdout(): { text: () => string; restore: () => void } {
+	const chunks: string[] = [];
+	const original = process.stdout.write.bind(process.stdout);
+	process.stdout.write = ((chunk: string | Uint8Array) => {
+		chunks.push(String(chunk));
+		return true;
+	}) as typeof process.stdout.write;
+	return { text: () => chunks.join(""), restore: () => (process.stdout.write = original) };
+}
+
+describe("the parent-facing tools", () => {
+	it("describes enabled types and personas compactly", async () => {
+		let description = "";
+		parent = await createParent({
+			agentFiles: {
+				"personas/reviewer.md": "---\ndescription: Careful reviewer\ninputs:\n  - name: diff\n    io_type: file\noutputs:\n  - name: report\n    io_type: text\n---\nReview.\n",
+				"agents/scout.md": "---\ndescription: Scouts the code\ntools: [read, grep]\nmodel: faux/child-model\n---\nScout.\n",
+			},
+			extensionFactories: [
+				(pi) => {
+					pi.on("before_agent_start", () => {
+						description = pi.getAllTools().find((tool) => tool.name === "subagent")?.description ?? "";
+					});
+				},
+			],
+			script: () => fauxAssistantMessage("ok"),
+		});
+		await parent.session.prompt("hi");
+		expect(description).toContain("- explore:");
+		expect(description).toContain("- general-purpose:");
+		expect(description).toContain("- scout: Scouts the code (read, grep; model faux/child-model)");
+		expect(description).toContain("- reviewer: Careful reviewer (expects diff: file; produces report: text)");
+	});
+
+	it("a timed-out wait reports progress and never stops the child; steer reaches it", async () => {
+		let steered = false;
+		parent = await createParent({
+			script: (turn) => {
+				if (turn.agent === "general-purpose") {
+					if (turn.messages.some((m) => JSON.stringify(m).includes("wrap up now"))) {
+						steered = true;
+						return fauxAssistantMessage("wrapped up");
+					}
+					return fauxAssistantMessage([fauxToolCall("bash", { command: "sleep 0.3" })], { stopReason: "toolUse" });
+				}
+				if (turn.last?.role === "toolResult") return fauxAssistantMessage("ok");
+				if (turn.lastText === "start") return fauxAssistantMessage([fauxToolCall("subagent", { prompt: "work", description: "long work", run_in_background: true })], { stopReason: "toolUse" });
+				const id = String(parent?.events.find((e) => e.name === "cadre:created")?.payload.id);
+				if (turn.lastText === "peek") return fauxAssistantMessage([fauxToolCall("get_subagent_result", { agent_id: id, wait: true, timeout: 0.05 })], { stopReason: "toolUse" });
+				return fauxAssistantMessage([fauxToolCall("steer_subagent", { agent_id: id, message: "wrap up now" })], { stopReason: "toolUse" });
+			},
+		});
+		await parent.session.prompt("start");
+		await until(() => parent?.requests.some((t) => t.agent === "general-purpose") ?? false, "the child");
+		await parent.session.prompt("peek");
+		const [peek] = toolResults(parent.session, "get_subagent_result");
+		expect(peek?.text).toMatch(/is still running: .*turns, .*tool uses, last event .*s ago/);
+		expect(parent.events.filter((e) => e.name === "cadre:completed" || e.name === "cadre:failed")).toHaveLength(0);
+		await parent.session.prompt("steer");
+		expect(parent.events.some((e) => e.name === "cadre:steered" && e.payload.message === "wrap up now")).toBe(true);
+		await until(() => parent?.events.some((e) => e.name === "cadre:completed") ?? false, "the steered child");
+		expect(steered).toBe(true);
+		const usage = parent.session.sessionManager.getEntries().filter((e) => e.type === "custom" && (e as { customType?: string }).customType === "cadre-usage");
+		expect(usage).toHaveLength(1);
+	});
+
+	it("lifecycle payloads are copies, not live records", async () => {
+		parent = await createParent({
+			script: (turn) => {
+				if (turn.agent === "explore") return fauxAssistantMessage("seen");
+				return turn.step === 0
+					? fauxAssistantMessage([fauxToolCall("subagent", { prompt: "x", description: "copy check", subagent_type: "explore" })], { stopReason: "toolUse" })
+					: fauxAssistantMessage("ok");
+			},
+		});
+		await parent.session.prompt("go");
+		const created = parent.events.find((e) => e.name === "cadre:created");
+		expect(created?.payload.status).toBe("queued");
+		(created?.payload.tools as string[]).push("write");
+		expect(parent.service().list()[0]?.tools).toEqual(["read", "grep", "find", "ls"]);
+	});
+
+	it("/subagents lists runs, explains a type and shows a transcript", async () => {
+		parent = await createParent({
+			script: (turn) => {
+				if (turn.agent === "explore") return fauxAssistantMessage("seen");
+				return turn.step === 0
+					? fauxAssistantMessage([fauxToolCall("subagent", { prompt: "x", description: "list me", subagent_type: "explore" })], { stopReason: "toolUse" })
+					: fauxAssistantMessage("ok");
+			},
+		});
+		await parent.session.prompt("go");
+		const id = parent.service().list()[0]?.id ?? "";
+		const out = captureStdout();
+		try {
+			await parent.session.prompt("/subagents");
+			await parent.session.prompt("/subagents explain explore");
+			await parent.session.prompt(`/subagents transcript ${id}`);
+		} finally {
+			out.restore();
+		}
+		const text = out.text();
+		expect(text).toContain(`${id}  completed`);
+		expect(text).toContain('"list me"');
+		expect(text).toContain("capabilityMode: read-only");
+		expect(text).toContain("tools: [\"read\",\"grep\",\"find\",\"ls\"]");
+		expect(text).toMatch(new RegExp(`${id} \\(completed, 1 turns, 0 tool uses\\): /.*\\.jsonl`));
+	});
+});

@@ -1,0 +1,146 @@
+/**
+ * Small pure pieces of the runtime: the FIFO limiter, the pi version check, the exclude matcher
+ * for child extensions, run ids, result capping and the requested-vs-used block.
+ */
+import { describe, expect, it } from "vitest";
+import { createLimiter } from "../../src/runtime/limiter.ts";
+import { checkPiVersion, extensionExcluded } from "../../src/runtime/pi-sdk.ts";
+import { notificationText, requestedVsUsed, runResult } from "../../src/runtime/result.ts";
+import { newRunId, type RunRecord } from "../../src/runtime/runs.ts";
+
+function record(overrides: Partial<RunRecord> = {}): RunRecord {
+	return {
+		id: "explore-abc123",
+		type: "explore",
+		description: "look around",
+		prompt: "p",
+		plannedCwd: "/tmp",
+		background: true,
+		state: "completed",
+		config: {
+			model: "faux/m",
+			reasoningEffort: "high",
+			capabilityMode: "read-only",
+			persona: null,
+			personaInstructions: null,
+			rolePrompt: null,
+			rolePromptWarning: null,
+			roleName: null,
+			personaError: null,
+			isolation: "none",
+			tools: ["read"],
+			maxTurns: null,
+			runInBackground: true,
+			inheritContext: false,
+			cwd: ".",
+			standingInstructions: null,
+			definition: { name: "explore", source: "bundled" },
+		},
+		trace: {
+			reasoningEffort: { value: "high", layer: "request", source: "request", candidates: [], applied: "medium" },
+			model: {
+				value: "faux/m",
+				layer: "parent",
+				source: "parent",
+				candidates: [{ layer: "request", value: "nope/x", source: "request", outcome: "unresolvable" }],
+			},
+		},
+		ignored: [{ key: "isolation", requested: "worktree", reason: "resume keeps the stored config" }],
+		diagnostics: [],
+		resumeOf: null,
+		createdAt: 0,
+		startedAt: 0,
+		endedAt: 1000,
+		lastEventAt: 0,
+		activity: "completed",
+		turns: 2,
+		toolUses: 1,
+		usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cost: 0.001 },
+		text: "x".repeat(50),
+		error: null,
+		transcript: "/t/run.jsonl",
+		isolation: null,
+		limitReached: false,
+		fetched: false,
+		notified: false,
+		...overrides,
+	};
+}
+
+describe("limiter", () => {
+	it("admits in FIFO order within the slot count and cancels queued jobs", async () => {
+		const limiter = createLimiter(2);
+		const started: string[] = [];
+		const releases = new Map<string, () => void>();
+		const cancels = new Map<string, () => boolean>();
+		for (const key of ["a", "b", "c", "d"]) {
+			cancels.set(
+				key,
+				limiter.enqueue(key, (release) => {
+					started.push(key);
+					releases.set(key, release);
+				}),
+			);
+		}
+		expect(started).toEqual(["a", "b"]);
+		expect(limiter.waiting()).toEqual(["c", "d"]);
+		expect(cancels.get("c")?.()).toBe(true);
+		releases.get("a")?.();
+		await new Promise((resolve) => queueMicrotask(() => resolve(null)));
+		expect(started).toEqual(["a", "b", "d"]);
+		expect(cancels.get("a")?.()).toBe(false);
+		expect(limiter.active()).toBe(2);
+	});
+});
+
+describe("pi version check", () => {
+	it("accepts 1.x from 1.6 and refuses others with a clear message", () => {
+		expect(checkPiVersion("1.6.0").ok).toBe(true);
+		expect(checkPiVersion("1.9.3").ok).toBe(true);
+		const old = checkPiVersion("1.5.9");
+		expect(old.ok).toBe(false);
+		if (!old.ok) expect(old.message).toContain(">=1.6.0 <2");
+		expect(checkPiVersion("2.0.0").ok).toBe(false);
+	});
+});
+
+describe("childExtensions.exclude matching", () => {
+	it("matches file stems, package directories and npm names", () => {
+		expect(extensionExcluded("/a/extensions/noisy.ts", ["noisy"])).toBe(true);
+		expect(extensionExcluded("/a/node_modules/pi-perms/index.ts", ["npm:pi-perms"])).toBe(true);
+		expect(extensionExcluded("/a/pkgs/my-ext/index.ts", ["my-ext"])).toBe(true);
+		expect(extensionExcluded("/a/extensions/gate.ts", ["noisy"])).toBe(false);
+	});
+});
+
+describe("run ids", () => {
+	it("are git ref components built from the type", () => {
+		const id = newRunId("General Purpose!", () => false);
+		expect(id).toMatch(/^general-purpose-[a-z0-9]{1,6}$/);
+	});
+});
+
+describe("results", () => {
+	it("cap the text with a pointer to the transcript", () => {
+		const result = runResult(record(), 10);
+		expect(result.truncated).toBe(true);
+		expect(result.text).toContain("40 more characters");
+		expect(result.text).toContain("/t/run.jsonl");
+		expect(runResult(record(), 100).truncated).toBe(false);
+	});
+
+	it("name what was requested next to what was used", () => {
+		const rows = requestedVsUsed(record());
+		expect(rows).toContainEqual({ field: "reasoningEffort", requested: "high", used: "medium", note: "clamped for the model" });
+		expect(rows).toContainEqual({ field: "model", requested: "nope/x", used: "faux/m", note: "unresolvable" });
+		expect(rows.find((row) => row.field === "isolation")?.note).toContain("ignored");
+	});
+
+	it("keep the notification preview within 500 characters", () => {
+		const text = notificationText(record({ text: "y".repeat(2000) }));
+		const preview = /Preview: (.*)/.exec(text)?.[1] ?? "";
+		expect(preview.length).toBeLessThanOrEqual(500);
+		expect(text).toContain("explore-abc123");
+		expect(text).toContain("/t/run.jsonl");
+	});
+});
