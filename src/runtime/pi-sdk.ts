@@ -490,7 +490,7 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		agentDir: options.agentDir,
 		modelRuntime: options.modelRuntime,
 		model,
-		thinkingLevel: options.thinkingLevel === "max" ? "xhigh" : options.thinkingLevel,
+		thinkingLevel: options.thinkingLevel,
 		resourceLoader: childResourceLoader(options.systemPrompt, options.skills, () => extensions),
 		tools: [...options.tools],
 		sessionManager,
