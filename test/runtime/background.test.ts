@@ -132,4 +132,35 @@ describe("background runs", () => {
 		await until(() => parent?.events.some((e) => e.name === "cadre:completed") ?? false, "the first run");
 		expect(parent.events.filter((e) => e.name === "cadre:started").map((e) => e.payload.id)).not.toContain(queued);
 	});
+
+	it("holds a notification while the parent is mid-turn and sends it after the turn", async () => {
+		parent = await createParent({
+			script: (turn) => {
+				if (turn.agent === "explore") return fauxAssistantMessage("quick finding");
+				if (turn.lastText.includes("Background sub-agent")) return fauxAssistantMessage("read the notification");
+				if (turn.step === 0)
+					return fauxAssistantMessage(
+						[
+							fauxToolCall("subagent", { prompt: "quick", description: "quick look", subagent_type: "explore", run_in_background: true }),
+							fauxToolCall("bash", { command: "sleep 0.3" }),
+						],
+						{ stopReason: "toolUse" },
+					);
+				return fauxAssistantMessage("turn over");
+			},
+		});
+		await parent.session.prompt("go");
+		await until(() => parent?.requests.some((t) => t.lastText.includes("Background sub-agent")) ?? false, "the notification turn");
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		// The child finished during the parent's bash call; the notification came only after "turn over".
+		const completedAt = parent.events.findIndex((e) => e.name === "cadre:completed");
+		expect(completedAt).toBeGreaterThan(-1);
+		const sequence = parent.session.messages
+			.map((m) => (m.role === "custom" ? "notification" : m.role === "assistant" ? JSON.stringify(m.content) : m.role))
+			.filter((entry) => entry === "notification" || entry.includes("turn over") || entry.includes("read the notification"));
+		expect(sequence).toHaveLength(3);
+		expect(sequence[0]).toContain("turn over");
+		expect(sequence[1]).toBe("notification");
+		expect(sequence[2]).toContain("read the notification");
+	});
 });

@@ -155,6 +155,11 @@ describe("run lifecycle", () => {
 		const third = toolResults(parent.session, "subagent")[2];
 		expect(third?.isError).toBe(true);
 		expect(third?.text).toContain("resume-refused");
+		id = "general-purpose-nosuch";
+		await parent.session.prompt("again");
+		const fourth = toolResults(parent.session, "subagent")[3];
+		expect(fourth?.isError).toBe(true);
+		expect(fourth?.text).toContain("resume-refused");
 	});
 
 	it("a persona that cannot be loaded refuses the spawn", async () => {
