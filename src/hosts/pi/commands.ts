@@ -3,7 +3,6 @@
  * elapsed, tokens), `stop <id>`, `explain <type>` through the resolver, and `transcript <id>`.
  */
 import type { LoadResult } from "../../files/types.ts";
-import { resolve } from "../../resolve/resolve.ts";
 import type { ModelCatalog } from "../../resolve/types.ts";
 import { formatUsage } from "../../runtime/result.ts";
 import type { RunRegistry } from "../../runtime/runs.ts";
@@ -26,15 +25,15 @@ function elapsed(ms: number): string {
 	return ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
 }
 
-function show(value: unknown): string {
-	return value === null || value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value);
-}
-
-/** A compact human rendering of a resolution: one line per field, then diagnostics. */
-export function renderExplain(inputs: ExplainInputs): string {
+/**
+ * What a spawn of the type would get, in the same rendering as `cadre explain` (one resolver, one
+ * table): loaded lazily so the CLI's modules stay out of pi's startup.
+ */
+export async function renderExplain(inputs: ExplainInputs): Promise<string> {
 	if (!inputs.loaded) return "cadre: the definitions could not be loaded.";
-	const result = resolve({
-		request: { subagent_type: inputs.type, prompt: "(explain)", description: "explain" },
+	const cli = await import("../cli/explain-command.ts");
+	const output = cli.explain({
+		request: { subagent_type: inputs.type },
 		type: inputs.type,
 		loaded: inputs.loaded,
 		parent: inputs.parent.facts,
@@ -42,15 +41,7 @@ export function renderExplain(inputs: ExplainInputs): string {
 		reader: spawnReader,
 		toolKinds: inputs.loaded.settings.toolKinds,
 	});
-	const lines = [`${result.type}${result.refused ? ` — refused (${result.refused.code}): ${result.refused.message}` : ""}`];
-	for (const [field, entry] of Object.entries(result.trace)) {
-		if (!entry) continue;
-		const applied = field === "reasoningEffort" && entry.applied && entry.applied !== entry.value ? ` → runs at ${entry.applied}` : "";
-		const value = typeof entry.value === "string" && entry.value.length > 60 ? `${entry.value.slice(0, 57).replace(/\s+/g, " ")}…` : show(entry.value);
-		lines.push(`  ${field}: ${value}${applied}  [${entry.layer}: ${entry.source}]`);
-	}
-	for (const d of result.diagnostics) lines.push(`  ${d.severity} ${d.code}: ${d.message}${d.file ? ` (${d.file}:${d.line ?? 1}:${d.column ?? 1})` : ""}`);
-	return lines.join("\n");
+	return cli.renderExplain(output, false);
 }
 
 /** Runs the command and returns the text to show. */
@@ -73,7 +64,7 @@ export async function subagentsCommand(args: string, context: SubagentsCommandCo
 			return run ? `${run.id} is ${run.state}.` : `No sub-agent run with id ${id}.`;
 		}
 		case "explain":
-			return id ? renderExplain(context.explain(id)) : "Usage: /subagents explain <type>";
+			return id ? await renderExplain(context.explain(id)) : "Usage: /subagents explain <type>";
 		case "transcript":
 		case "open": {
 			const run = context.registry.get(id);

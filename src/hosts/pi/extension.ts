@@ -6,6 +6,7 @@
 import { isAbsolute, resolve as resolvePath } from "node:path";
 import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext, Skill } from "@earendil-works/pi-coding-agent";
 import { normalizeThinking } from "../../core/values.ts";
+import { findGitRoot } from "../../files/discovery.ts";
 import { parentPromptOptionsFromPi } from "../../prompt/pi-options.ts";
 import type { ParentPrompt } from "../../prompt/types.ts";
 import { builtinToolNames } from "../../resolve/tools.ts";
@@ -103,6 +104,12 @@ export default function cadre(pi: ExtensionAPI): void {
 	}
 	const { agentDir, homeDir } = agentPaths();
 	let state: SessionState | null = null;
+	const repoRoots = new Map<string, string | null>();
+	/** The git root of a cwd, found once per cwd by walking the file system (no git subprocess). */
+	const repoRootOf = (cwd: string) => {
+		if (!repoRoots.has(cwd)) repoRoots.set(cwd, findGitRoot(cwd));
+		return repoRoots.get(cwd) ?? null;
+	};
 	let lastDescription = "";
 
 	const deliver = (run: RunRecord) => {
@@ -218,6 +225,7 @@ export default function cadre(pi: ExtensionAPI): void {
 				thinking: normalizeThinking(pi.getThinkingLevel()) ?? "medium",
 				activeTools: pi.getActiveTools().filter((name) => !SPAWN_TOOLS.has(name)),
 				toolUniverse: [...builtins, ...new Set(extensionTools)],
+				repoRoot: repoRootOf(ctx.cwd),
 			},
 			prompt,
 			toolSnippets: { ...(options?.toolSnippets ?? {}) },
