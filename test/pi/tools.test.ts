@@ -129,4 +129,30 @@ describe("the parent-facing tools", () => {
 		expect(text).toMatch(/tools +read, grep, find, ls/);
 		expect(text).toMatch(new RegExp(`${id} \\(completed, 1 turns, 0 tool uses\\): /.*\\.jsonl`));
 	});
+
+	it("never gives a child the spawn tools, even with tools: all; inherit_context passes the conversation", async () => {
+		let childFirstMessage = "";
+		parent = await createParent({
+			agentFiles: { "agents/everything.md": "---\ndescription: Has every tool\ntools: all\n---\nDo it all.\n" },
+			script: (turn) => {
+				if (turn.agent === "everything") {
+					childFirstMessage = JSON.stringify(turn.messages[0]);
+					return fauxAssistantMessage("done");
+				}
+				return turn.step === 0
+					? fauxAssistantMessage(
+							[fauxToolCall("subagent", { prompt: "do it", description: "everything", subagent_type: "everything", inherit_context: true })],
+							{ stopReason: "toolUse" },
+						)
+					: fauxAssistantMessage("ok");
+			},
+		});
+		await parent.session.prompt("the secret word is pelican");
+		const [result] = toolResults(parent.session, "subagent");
+		const tools = (result?.details as { tools: string[] }).tools;
+		expect(tools).toContain("grep");
+		for (const name of ["subagent", "get_subagent_result", "steer_subagent"]) expect(tools).not.toContain(name);
+		expect(childFirstMessage).toContain("<parent_conversation>");
+		expect(childFirstMessage).toContain("the secret word is pelican");
+	});
 });
