@@ -68,6 +68,7 @@ interface SessionState {
 	touched: { path: string; at: number }[];
 }
 
+/** A run's usage in pi's `Usage` shape (the foreground tool result reports it to pi). */
 function toPiUsage(usage: RunRecord["usage"]) {
 	return {
 		input: usage.input,
@@ -79,13 +80,21 @@ function toPiUsage(usage: RunRecord["usage"]) {
 	};
 }
 
+/** The user and assistant text of the parent's current branch, last `maxChars` (inherit_context). */
 function conversationText(ctx: ExtensionContext, maxChars = 8000): string | null {
 	const parts: string[] = [];
 	for (const entry of ctx.sessionManager.getBranch()) {
 		if (entry.type !== "message") continue;
 		const message = entry.message as { role?: string; content?: unknown };
 		if (message.role !== "user" && message.role !== "assistant") continue;
-		const content = typeof message.content === "string" ? message.content : Array.isArray(message.content) ? (message.content as { type: string; text?: string }[]).filter((p) => p.type === "text").map((p) => p.text ?? "").join("") : "";
+		const blocks = Array.isArray(message.content) ? (message.content as { type: string; text?: string }[]) : [];
+		const content =
+			typeof message.content === "string"
+				? message.content
+				: blocks
+						.filter((part) => part.type === "text")
+						.map((part) => part.text ?? "")
+						.join("");
 		if (content.trim()) parts.push(`${message.role}: ${content.trim()}`);
 	}
 	const text = parts.join("\n\n");
