@@ -1,158 +1,16 @@
 /**
- * `cadre explain TYPE` (spec 06): resolve a spawn without running it and show every effective
- * field with its value, the layer and source that supplied it, and what it beat; then the
- * diagnostics of the files involved. `--json` prints the documented object (docs/cli-explain.md).
+ * `cadre explain TYPE` (spec 06): resolve a spawn without running it and print the explain report
+ * (`src/resolve/explain.ts`); `--json` prints the documented object (docs/cli-explain.md).
  * Exit 1 when the spawn would be refused.
  */
-import { compareDiagnostics, type Diagnostic, formatDiagnostic } from "../../core/diagnostics.ts";
-import { CONFIG_FIELDS, resolve } from "../../resolve/resolve.ts";
-import type { Candidate, ResolveInput, ResolveResult, TraceEntry } from "../../resolve/types.ts";
+import { explain, renderExplain } from "../../resolve/explain.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import type { RequestFlagOptions } from "./main.ts";
 import { buildCliResolveInput } from "./request-context.ts";
-
-/** The `--json` object (spec 06). */
-export interface ExplainJson {
-	type: string;
-	refused: ResolveResult["refused"];
-	config: ResolveResult["config"];
-	trace: ResolveResult["trace"];
-	diagnostics: Diagnostic[];
-}
-
-/**
- * Worktree feasibility (spec 02): effective worktree isolation outside a git repository is a
- * `worktree-unavailable` warning, never a refusal — the spawn itself fails closed later.
- */
-export function worktreeFeasibility(result: ResolveResult, input: ResolveInput): Diagnostic | null {
-	if (result.config?.isolation !== "worktree" || input.parent.repoRoot !== null) return null;
-	return {
-		severity: "warning",
-		file: null,
-		line: null,
-		column: null,
-		code: "worktree-unavailable",
-		message: `isolation "worktree" (from ${result.trace.isolation?.layer ?? "?"}) needs a git repository, and ${input.parent.cwd} is not inside one; the spawn would be refused`,
-		hint: "run from inside a git repository, or request isolation: none",
-	};
-}
-
-/** Resolves and adds the feasibility check: the object `--json` prints. */
-export function explain(input: ResolveInput): ExplainJson {
-	const result = resolve(input);
-	const feasibility = worktreeFeasibility(result, input);
-	return {
-		type: result.type,
-		refused: result.refused,
-		config: result.config,
-		trace: result.trace,
-		diagnostics: feasibility ? [...result.diagnostics, feasibility] : result.diagnostics,
-	};
-}
 
 export async function runExplain(type: string, opts: RequestFlagOptions, io: CliIo): Promise<number> {
 	const input = await buildCliResolveInput(type, opts, io);
 	const output = explain(input);
 	io.out(opts.json ? `${JSON.stringify(output, null, 2)}\n` : renderExplain(output, io.isTty));
 	return output.refused ? EXIT_FAILED : EXIT_OK;
-}
-
-const MAX_VALUE = 48;
-
-/** A value in one table cell: null as `—`, lists joined, long text cut to its start and length. */
-export function formatValue(value: unknown): string {
-	if (value === null || value === undefined) return "—";
-	if (Array.isArray(value)) return value.length === 0 ? "(none)" : value.join(", ");
-	if (typeof value === "object") {
-		const record = value as Record<string, unknown>;
-		if (typeof record.name === "string" && typeof record.source === "string") return `${record.name} (${record.source})`;
-		return JSON.stringify(value);
-	}
-	const text = String(value);
-	const firstLine = text.split("\n")[0] ?? "";
-	if (firstLine.length <= MAX_VALUE && firstLine === text) return text;
-	return `${firstLine.slice(0, MAX_VALUE - 1)}… (${text.length} chars)`;
-}
-
-function from(entry: TraceEntry): string {
-	return entry.source === entry.layer || entry.source === "default" ? entry.layer : `${entry.layer} ${entry.source}`;
-}
-
-function beaten(candidates: Candidate[]): string {
-	const parts = candidates
-		.filter((candidate) => candidate.outcome !== "not-named")
-		.map((candidate) => {
-			const where = candidate.source && candidate.source !== candidate.layer ? ` ${candidate.source}` : "";
-			const label = candidate.outcome === "overridden" ? "" : ` (${candidate.outcome})`;
-			return `${candidate.layer} ${formatValue(candidate.value)}${label}${where}`;
-		});
-	return parts.length === 0 ? "" : parts.join("; ");
-}
-
-/** The file part of a trace source (`path:line`, `settings:path:line`), or null. */
-function sourceFile(source: string | null): string | null {
-	if (source === null || ["bundled", "request", "parent", "default"].includes(source) || source.startsWith("resume:")) return null;
-	const bare = source.startsWith("settings:") ? source.slice("settings:".length) : source;
-	return bare.replace(/:\d+$/, "");
-}
-
-/** The files that supplied a winner or a candidate. */
-function involvedFiles(output: ExplainJson): Set<string> {
-	const files = new Set<string>();
-	for (const entry of Object.values(output.trace)) {
-		if (!entry) continue;
-		const file = sourceFile(entry.source);
-		if (file) files.add(file);
-		for (const candidate of entry.candidates) {
-			const candidateFile = sourceFile(candidate.source);
-			if (candidateFile) files.add(candidateFile);
-		}
-	}
-	if (output.config) {
-		const definitionFile = sourceFile(output.config.definition.source);
-		if (definitionFile) files.add(definitionFile);
-	}
-	return files;
-}
-
-function table(rows: string[][], tty: boolean): string {
-	const widths: number[] = [];
-	for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-	return rows
-		.map((row, r) => {
-			const line = row
-				.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-				.join("  ")
-				.trimEnd();
-			return r === 0 && tty ? `\x1b[1m${line}\x1b[0m` : line;
-		})
-		.join("\n");
-}
-
-/** The human form: header, the field table, then diagnostics of the files involved. */
-export function renderExplain(output: ExplainJson, tty = false): string {
-	const lines: string[] = [];
-	const refusedText = output.refused ? `refused: ${output.refused.code} — ${output.refused.message}` : "would spawn";
-	lines.push(`${output.type}: ${tty && output.refused ? `\x1b[31m${refusedText}\x1b[0m` : refusedText}`);
-	if (output.config) {
-		lines.push("");
-		const rows = [["field", "value", "from", "beat"]];
-		for (const field of CONFIG_FIELDS) {
-			const entry = output.trace[field];
-			if (!entry) continue;
-			let value = formatValue(output.config[field]);
-			if (field === "reasoningEffort" && entry.applied && entry.applied !== entry.value) value += ` (runs as ${entry.applied})`;
-			rows.push([field, value, from(entry), beaten(entry.candidates)]);
-		}
-		lines.push(table(rows, tty));
-	}
-	const files = involvedFiles(output);
-	const shown = output.diagnostics.filter((d) => d.file === null || files.has(d.file));
-	const rest = output.diagnostics.length - shown.length;
-	if (shown.length > 0 || rest > 0) {
-		lines.push("", "diagnostics:");
-		for (const diagnostic of [...shown].sort(compareDiagnostics)) lines.push(`  ${formatDiagnostic(diagnostic)}`);
-		if (rest > 0) lines.push(`  ${rest} more — run \`cadre check\``);
-	}
-	return `${lines.join("\n")}\n`;
 }

@@ -22,7 +22,7 @@ import { resolve } from "../../resolve/resolve.ts";
 import type { EffectiveConfig, Refusal, ResolveInput } from "../../resolve/types.ts";
 import { builtinToolGuidance } from "../../runtime/pi-sdk.ts";
 import { worktreeRepoDir } from "../../runtime/worktree.ts";
-import { worktreeFeasibility } from "./explain-command.ts";
+import { worktreeFeasibility } from "../../resolve/explain.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
 import type { RequestFlagOptions } from "./main.ts";
 import { buildCliResolveInput, cliDirs } from "./request-context.ts";

@@ -3,6 +3,7 @@
  * elapsed, tokens), `stop <id>`, `explain <type>` through the resolver, and `transcript <id>`.
  */
 import type { LoadResult } from "../../files/types.ts";
+import { explain, renderExplain } from "../../resolve/explain.ts";
 import type { ModelCatalog } from "../../resolve/types.ts";
 import { formatUsage } from "../../runtime/result.ts";
 import type { RunRegistry } from "../../runtime/runs.ts";
@@ -25,14 +26,10 @@ function elapsed(ms: number): string {
 	return ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
 }
 
-/**
- * What a spawn of the type would get, in the same rendering as `cadre explain` (one resolver, one
- * table): loaded lazily so the CLI's modules stay out of pi's startup.
- */
-export async function renderExplain(inputs: ExplainInputs): Promise<string> {
+/** What a spawn of the type would get, in the same rendering as `cadre explain` (one resolver, one table). */
+export function explainType(inputs: ExplainInputs): string {
 	if (!inputs.loaded) return "cadre: the definitions could not be loaded.";
-	const cli = await import("../cli/explain-command.ts");
-	const output = cli.explain({
+	const output = explain({
 		request: { subagent_type: inputs.type },
 		type: inputs.type,
 		loaded: inputs.loaded,
@@ -41,7 +38,7 @@ export async function renderExplain(inputs: ExplainInputs): Promise<string> {
 		reader: spawnReader,
 		toolKinds: inputs.loaded.settings.toolKinds,
 	});
-	return cli.renderExplain(output, false);
+	return renderExplain(output, false);
 }
 
 /** Runs the command and returns the text to show. */
@@ -64,7 +61,7 @@ export async function subagentsCommand(args: string, context: SubagentsCommandCo
 			return run ? `${run.id} is ${run.state}.` : `No sub-agent run with id ${id}.`;
 		}
 		case "explain":
-			return id ? await renderExplain(context.explain(id)) : "Usage: /subagents explain <type>";
+			return id ? explainType(context.explain(id)) : "Usage: /subagents explain <type>";
 		case "transcript":
 		case "open": {
 			const run = context.registry.get(id);
