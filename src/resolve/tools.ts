@@ -131,11 +131,3 @@ export function filterByCapability(
 	}
 	return result;
 }
-
-/**
- * The call-time guard: a child may call a tool only when it is in its effective set (even when an
- * extension registered the tool later).
- */
-export function toolAllowed(name: string, effectiveTools: readonly string[]): boolean {
-	return effectiveTools.includes(name);
-}
