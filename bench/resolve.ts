@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadAll } from "../src/files/load.ts";
-import { fileSystemReader } from "../src/hosts/cli/request-context.ts";
+import { spawnReader } from "../src/resolve/spawn-reader.ts";
 import { resolve } from "../src/resolve/resolve.ts";
 import { builtinToolNames } from "../src/resolve/tools.ts";
 import type { ResolveInput, SpawnRequest } from "../src/resolve/types.ts";
@@ -100,7 +100,7 @@ try {
 			loaded,
 			parent: { cwd: project, model: "test/parent-model", thinking: "medium", activeTools: ["read", "bash", "edit", "write"], toolUniverse: builtinToolNames(), repoRoot: project },
 			models,
-			reader: fileSystemReader,
+			reader: spawnReader,
 		});
 	}
 	let refused = 0;

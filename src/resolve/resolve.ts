@@ -4,7 +4,7 @@
  * field's winner and what it beat. Pure and synchronous; the only I/O goes through `input.reader`.
  * Every precedence rule of cadre lives in this file's `ORDER` table and the functions below it.
  */
-import { isAbsolute, relative, resolve as resolvePath, sep } from "node:path";
+import { isAbsolute, relative, resolve as resolvePath } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.ts";
 import {
 	CAPABILITY_MODES,
@@ -19,6 +19,7 @@ import {
 	THINKING_LEVELS,
 	type ThinkingLevel,
 } from "../core/values.ts";
+import { displayPath } from "../files/discovery.ts";
 import type { Entry, FileRef, LoadResult, Rejected, Sourced } from "../files/types.ts";
 import { filterByCapability, selectTools } from "./tools.ts";
 import type {
@@ -182,18 +183,10 @@ export function enabledTypes(loaded: LoadResult): string[] {
 		.sort((a, b) => a.localeCompare(b));
 }
 
-function isEnabled(entry: Entry<"definition">, loaded: LoadResult): boolean {
+/** Whether a type may be spawned: the settings `toggle` overrides the definition's `enabled` both ways. */
+export function isEnabled(entry: Entry<"definition">, loaded: LoadResult): boolean {
 	const toggle = loaded.settings.toggle[nameKey(entry.name)];
 	return toggle ? toggle.value : (entry.keys.enabled?.value ?? true);
-}
-
-/** The display form of a directory: relative to the project directory when inside it, else absolute. */
-export function displayDir(dir: string, projectDir: string | null): string {
-	if (projectDir === null) return dir;
-	const rel = relative(projectDir, dir);
-	if (rel === "") return ".";
-	if (rel.startsWith("..") || isAbsolute(rel)) return dir;
-	return rel.split(sep).join("/");
 }
 
 function inside(child: string, parent: string): boolean {
@@ -456,7 +449,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 	const toolsTrace = toolsKey ? derived(filtered.tools, "definition", toolsKey.source) : derived(filtered.tools, "parent", "parent");
 
 	// cwd: request (against the parent's cwd) or the parent's.
-	let cwdTrace = derived(displayDir(parent.cwd, loaded.projectDir), "parent", "parent");
+	let cwdTrace = derived(displayPath(parent.cwd, loaded.projectDir), "parent", "parent");
 	if (present(request.cwd)) {
 		const raw = request.cwd;
 		if (typeof raw !== "string" || raw.trim() === "") {
@@ -477,7 +470,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 			} else if (isolation === "worktree" && parent.repoRoot !== undefined && (parent.repoRoot === null || !inside(absolute, parent.repoRoot))) {
 				reject(`(${absolute}) is outside the git repository, so it has no place in a worktree (isolation "worktree" from ${isolationTrace.layer})`, "name a directory inside the repository, or request isolation: none");
 			} else {
-				cwdTrace = derived(displayDir(absolute, loaded.projectDir), "request", "request");
+				cwdTrace = derived(displayPath(absolute, loaded.projectDir), "request", "request");
 			}
 		}
 	}

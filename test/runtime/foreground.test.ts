@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createParent, fauxAssistantMessage, fauxText, fauxToolCall, type Parent, toolResults } from "./harness.ts";
+import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "./harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {

@@ -9,6 +9,7 @@ import type { Diagnostic } from "../../core/diagnostics.ts";
 import { describeEntry } from "../../files/describe.ts";
 import { agentDirFrom } from "../../files/discovery.ts";
 import { loadAll } from "../../files/load.ts";
+import { isEnabled } from "../../resolve/resolve.ts";
 import type { Entry, EntryKind, LoadResult, Scope } from "../../files/types.ts";
 import { type CliIo, EXIT_OK, UsageError } from "./io.ts";
 import type { CommonOptions } from "./main.ts";
@@ -41,14 +42,6 @@ export function loadForCli(opts: CommonOptions, io: CliIo): LoadResult {
 	return loadAll({ cwd, agentDir: agentDirFrom(io.env, homeDir), homeDir, projectTrusted: false });
 }
 
-/** Whether a definition is enabled: the settings `toggle` overrides the file's `enabled`. */
-export function isEnabled(entry: Entry, loaded: LoadResult): boolean {
-	if (entry.kind !== "definition") return true;
-	const toggle = loaded.settings.toggle[entry.name.toLowerCase()];
-	if (toggle) return toggle.value;
-	return (entry as Entry<"definition">).keys.enabled?.value ?? true;
-}
-
 /** The rows of `cadre list`, definitions then roles then personas, each sorted by name. */
 export function listEntries(loaded: LoadResult): ListedEntry[] {
 	const rows: ListedEntry[] = [];
@@ -61,7 +54,7 @@ export function listEntries(loaded: LoadResult): ListedEntry[] {
 				kind: entry.kind,
 				scope: entry.scope,
 				path: entry.path,
-				enabled: isEnabled(entry, loaded),
+				enabled: entry.kind !== "definition" || isEnabled(entry as Entry<"definition">, loaded),
 				description: describeEntry(entry),
 				shadows: entry.layers.slice(1).map((layer) => ({ scope: layer.scope, path: layer.path })),
 			});

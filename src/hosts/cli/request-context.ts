@@ -3,14 +3,14 @@
  * flags into a spawn request, states the parent's facts a CLI has no session for (pi's configured
  * defaults), loads the files and builds the model catalog. Shared by `explain`, `prompt` and `run`.
  */
-import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { normalizeThinking } from "../../core/values.ts";
 import { loadAll } from "../../files/load.ts";
-import { readConfined } from "../../files/read-confined.ts";
+import { findGitRoot } from "../../files/discovery.ts";
 import { builtinToolNames, DEFAULT_PARENT_TOOLS } from "../../resolve/tools.ts";
-import type { ResolveInput, SpawnReader, SpawnRequest } from "../../resolve/types.ts";
+import { spawnReader } from "../../resolve/spawn-reader.ts";
+import type { ResolveInput, SpawnRequest } from "../../resolve/types.ts";
 import { createModelCatalog, piDefaults } from "../../runtime/pi-sdk.ts";
 import { type CliIo, UsageError } from "./io.ts";
 import type { RequestFlagOptions } from "./main.ts";
@@ -26,17 +26,6 @@ export function cliDirs(io: CliIo): { homeDir: string; agentDir: string } {
 	const fromEnv = io.env.PI_CODING_AGENT_DIR;
 	const agentDir = fromEnv && fromEnv !== "" ? resolve(io.cwd, expandHome(fromEnv, homeDir)) : join(homeDir, ".pi", "agent");
 	return { homeDir, agentDir };
-}
-
-/** The nearest directory at or above `dir` holding `.git` (a directory or a worktree's file), or null. */
-export function findGitRoot(dir: string): string | null {
-	let current = resolve(dir);
-	for (;;) {
-		if (existsSync(join(current, ".git"))) return current;
-		const parent = dirname(current);
-		if (parent === current) return null;
-		current = parent;
-	}
 }
 
 /** Splits `read, bash edit` into tool names. */
@@ -82,23 +71,11 @@ export function parseRequestFlags(opts: RequestFlagOptions): SpawnRequest {
 	return request as SpawnRequest;
 }
 
-/** Reads referenced files confined to their scope root, and checks request directories. */
-export const fileSystemReader: SpawnReader = {
-	read: (ref) => readConfined(ref),
-	isDirectory(path) {
-		try {
-			return statSync(path).isDirectory();
-		} catch {
-			return false;
-		}
-	},
-};
-
 /** Everything `resolve` needs for a CLI invocation. */
 export async function buildCliResolveInput(type: string, opts: RequestFlagOptions, io: CliIo): Promise<ResolveInput> {
 	const request = parseRequestFlags(opts);
 	const cwd = resolve(io.cwd, opts.cwd ?? ".");
-	if (!fileSystemReader.isDirectory(cwd)) throw new UsageError(`--cwd ${cwd} is not a directory`);
+	if (!spawnReader.isDirectory(cwd)) throw new UsageError(`--cwd ${cwd} is not a directory`);
 	const { homeDir, agentDir } = cliDirs(io);
 	const projectTrusted = opts.trustProject === true;
 	const loaded = loadAll({ cwd, agentDir, homeDir, projectTrusted });
@@ -124,7 +101,7 @@ export async function buildCliResolveInput(type: string, opts: RequestFlagOption
 		loaded,
 		parent: { cwd, model, thinking, activeTools, toolUniverse: [...builtins, ...extensionTools], repoRoot: findGitRoot(cwd) },
 		models: await createModelCatalog({ agentDir }),
-		reader: fileSystemReader,
+		reader: spawnReader,
 		toolKinds: loaded.settings.toolKinds,
 	};
 }

@@ -7,7 +7,8 @@ import { explain, renderExplain } from "../../resolve/explain.ts";
 import type { ModelCatalog } from "../../resolve/types.ts";
 import { formatUsage } from "../../runtime/result.ts";
 import type { RunRegistry } from "../../runtime/runs.ts";
-import { type ParentSnapshot, spawnReader } from "./spawn.ts";
+import { spawnReader } from "../../resolve/spawn-reader.ts";
+import type { ParentSnapshot } from "./spawn.ts";
 
 /** What `explain` needs, built lazily by the extension. */
 export interface ExplainInputs {

@@ -3,13 +3,11 @@
  * structured prompt options), re-read the files, resolve the request, assemble the child's prompt
  * and bind the child-session factory. Refusals become errors the tool returns to the model.
  */
-import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { Diagnostic } from "../../core/diagnostics.ts";
 import { agentDirFrom } from "../../files/discovery.ts";
 import { loadAll } from "../../files/load.ts";
-import { readConfined } from "../../files/read-confined.ts";
 import type { LoadResult } from "../../files/types.ts";
 import { assemblePrompt } from "../../prompt/assemble.ts";
 import { findContextFiles, readGitBranch } from "../../prompt/project-files.ts";
@@ -17,7 +15,8 @@ import { renderProjectContext } from "../../prompt/project-context.ts";
 import { toolGuidanceLines } from "../../prompt/tool-guidance.ts";
 import type { ParentPrompt } from "../../prompt/types.ts";
 import { resolve } from "../../resolve/resolve.ts";
-import type { ModelCatalog, ParentFacts, ResolveResult, SpawnReader, SpawnRequest, StoredRun } from "../../resolve/types.ts";
+import { spawnReader } from "../../resolve/spawn-reader.ts";
+import type { ModelCatalog, ParentFacts, ResolveResult, SpawnRequest, StoredRun } from "../../resolve/types.ts";
 import type { ChildHandle } from "../../runtime/pi-sdk.ts";
 import type { SpawnPlan } from "../../runtime/runs.ts";
 
@@ -52,18 +51,6 @@ export function agentPaths(): { agentDir: string; homeDir: string } {
 	const homeDir = process.env.HOME ?? homedir();
 	return { agentDir: agentDirFrom(process.env, homeDir), homeDir };
 }
-
-/** The spawn reader: confined file reads and directory checks. */
-export const spawnReader: SpawnReader = {
-	read: (ref) => readConfined(ref),
-	isDirectory(path) {
-		try {
-			return statSync(path).isDirectory();
-		} catch {
-			return false;
-		}
-	},
-};
 
 /** Load the files for the parent's cwd (definitions are re-read at every spawn). */
 export function loadFor(parent: Pick<ParentSnapshot, "cwd" | "agentDir" | "homeDir" | "projectTrusted">): LoadResult {
