@@ -321,15 +321,16 @@ export function resolve(input: ResolveInput): ResolveResult {
 		const found = models.lookup(raw.trim());
 		if (found.ok) return { layer, state: "named", value: found.id, source };
 		const closest = found.closest.length > 0 ? `; closest available: ${found.closest.join(", ")}` : "";
+		const why = found.message.replace(/\.$/, "");
 		if (layer === "request") {
-			refusals.add("model-unresolvable", `request model ${show(raw)} cannot be used: ${found.message}${closest}`);
-			diagnostics.add("model", { severity: "error", file: null, line: null, column: null, code: "model-unresolvable", message: `request model ${show(raw)}: ${found.message}${closest}` });
+			refusals.add("model-unresolvable", `request model ${show(raw)} cannot be used: ${why}${closest}`);
+			diagnostics.add("model", { severity: "error", file: null, line: null, column: null, code: "model-unresolvable", message: `request model ${show(raw)}: ${why}${closest}` });
 		} else {
 			diagnostics.add("model", {
 				severity: "warning",
 				...positionOf(source),
 				code: "model-unresolvable",
-				message: `model ${show(raw)} (${layer}, reason: ${found.reason}) cannot be used: ${found.message}${closest}; the next layer fills`,
+				message: `model ${show(raw)} (${layer}, reason: ${found.reason}) cannot be used: ${why}${closest}; the next layer fills`,
 				hint: found.reason === "no-credentials" ? "log in to the provider or pick an available model" : "use provider/id of an available model",
 			});
 		}
