@@ -1,9 +1,10 @@
 /**
  * Worktree isolation plugged into a real run: the child works in its own worktree, the parent's
- * tree stays untouched, and the result carries the isolation report (branch, commit).
+ * tree stays untouched, the result carries the isolation report (branch, commit), and
+ * `/subagents worktrees` lists and applies the run's branch.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "./harness.ts";
@@ -14,32 +15,54 @@ afterEach(() => {
 	parent = null;
 });
 
+/** A repository with one commit, and a parent whose general-purpose child writes b.txt in a worktree. */
+async function runWorktreeChild(): Promise<{ repo: string; childCwd: string; details: { status: string; isolation: { isolation: string; branch: string } | null }; isError: boolean | undefined }> {
+	for (const [key, value] of Object.entries({ GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" })) process.env[key] = value;
+	const repo = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "repo-"));
+	execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo });
+	writeFileSync(join(repo, "a.txt"), "a\n");
+	execFileSync("git", ["add", "."], { cwd: repo });
+	execFileSync("git", ["commit", "-q", "-m", "init"], { cwd: repo });
+	let childCwd = "";
+	parent = await createParent({
+		cwd: repo,
+		script: (turn) => {
+			if (turn.agent === "general-purpose") {
+				childCwd = /Working directory: (\S+)/.exec(turn.system)?.[1] ?? /<cwd>\n(.*)\n<\/cwd>/.exec(turn.system)?.[1] ?? "";
+				if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("write", { path: "b.txt", content: "from the child" })], { stopReason: "toolUse" });
+				return fauxAssistantMessage("wrote b.txt");
+			}
+			return turn.step === 0
+				? fauxAssistantMessage([fauxToolCall("subagent", { prompt: "write b.txt", description: "write a file", isolation: "worktree" })], { stopReason: "toolUse" })
+				: fauxAssistantMessage("ok");
+		},
+	});
+	await parent.session.prompt("go");
+	const [result] = toolResults(parent.session, "subagent");
+	const details = result?.details as { status: string; isolation: { isolation: string; branch: string } | null };
+	return { repo, childCwd, details, isError: result?.isError };
+}
+
+/** Runs a parent command and returns what it printed (without a UI, pi commands print to stdout). */
+async function command(text: string): Promise<string> {
+	const chunks: string[] = [];
+	const original = process.stdout.write.bind(process.stdout);
+	process.stdout.write = ((chunk: string | Uint8Array) => {
+		chunks.push(String(chunk));
+		return true;
+	}) as typeof process.stdout.write;
+	try {
+		await parent?.session.prompt(text);
+	} finally {
+		process.stdout.write = original;
+	}
+	return chunks.join("");
+}
+
 describe("isolation: worktree in a run", () => {
 	it("runs the child in a worktree and reports its branch", async () => {
-		for (const [key, value] of Object.entries({ GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" })) process.env[key] = value;
-		const repo = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "repo-"));
-		execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo });
-		writeFileSync(join(repo, "a.txt"), "a\n");
-		execFileSync("git", ["add", "."], { cwd: repo });
-		execFileSync("git", ["commit", "-q", "-m", "init"], { cwd: repo });
-		let childCwd = "";
-		parent = await createParent({
-			cwd: repo,
-			script: (turn) => {
-				if (turn.agent === "general-purpose") {
-					childCwd = /Working directory: (\S+)/.exec(turn.system)?.[1] ?? /<cwd>\n(.*)\n<\/cwd>/.exec(turn.system)?.[1] ?? "";
-					if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("write", { path: "b.txt", content: "from the child" })], { stopReason: "toolUse" });
-					return fauxAssistantMessage("wrote b.txt");
-				}
-				return turn.step === 0
-					? fauxAssistantMessage([fauxToolCall("subagent", { prompt: "write b.txt", description: "write a file", isolation: "worktree" })], { stopReason: "toolUse" })
-					: fauxAssistantMessage("ok");
-			},
-		});
-		await parent.session.prompt("go");
-		const [result] = toolResults(parent.session, "subagent");
-		const details = result?.details as { status: string; isolation: { isolation: string; branch: string } | null };
-		expect(result?.isError).toBe(false);
+		const { repo, childCwd, details, isError } = await runWorktreeChild();
+		expect(isError).toBe(false);
 		expect(details.status).toBe("completed");
 		expect(details.isolation?.isolation).toBe("worktree");
 		expect(details.isolation?.branch).toMatch(/^cadre\//);
@@ -47,5 +70,17 @@ describe("isolation: worktree in a run", () => {
 		expect(childCwd).not.toBe(repo);
 		const files = execFileSync("git", ["show", "--name-only", "--format=", details.isolation?.branch ?? "HEAD"], { cwd: repo, encoding: "utf8" });
 		expect(files).toContain("b.txt");
+	});
+
+	it("lists the run's branch under /subagents worktrees and applies it into the parent's branch", async () => {
+		const { repo, details } = await runWorktreeChild();
+		const id = (details.isolation?.branch ?? "").replace(/^cadre\//, "");
+		expect(id).not.toBe("");
+		const listing = await command("/subagents worktrees");
+		expect(listing).toMatch(new RegExp(`^${id} +not applied`, "m"));
+		const applied = await command(`/subagents worktrees apply ${id}`);
+		expect(applied).toMatch(/Fast-forwarded|Merged/);
+		expect(readFileSync(join(repo, "b.txt"), "utf8")).toBe("from the child");
+		expect(await command("/subagents worktrees")).toMatch(new RegExp(`^${id} +\\S.* yes `, "m"));
 	});
 });

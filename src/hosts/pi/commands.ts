@@ -1,12 +1,15 @@
 /**
  * The `/subagents` command (spec 04 "Operator control"): list runs (state, type, description,
- * elapsed, tokens), `stop <id>`, `explain <type>` through the resolver, and `transcript <id>`.
+ * elapsed, tokens), `stop <id>`, `explain <type>` through the resolver, `transcript <id>`, and
+ * `worktrees [list] | apply <id> | clean` (spec 05 "Applying back", the same as `cadre worktrees`).
  */
 import type { LoadResult } from "../../files/types.ts";
 import { explain, renderExplain } from "../../resolve/explain.ts";
 import type { ModelCatalog } from "../../resolve/types.ts";
 import { formatUsage } from "../../runtime/result.ts";
 import type { RunRegistry } from "../../runtime/runs.ts";
+import { applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../runtime/worktree-admin.ts";
+import { renderApply, renderClean, renderListing } from "../../runtime/worktree-report.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
 import type { ParentSnapshot } from "./spawn.ts";
 
@@ -21,6 +24,24 @@ export interface ExplainInputs {
 export interface SubagentsCommandContext {
 	registry: RunRegistry;
 	explain(type: string): ExplainInputs;
+	/** The parent's working directory: the repository `worktrees` acts on. */
+	cwd: string;
+}
+
+const USAGE = "Usage: /subagents [list] | stop <id> | explain <type> | transcript <id> | worktrees [list] | worktrees apply <id> | worktrees clean";
+
+/** `/subagents worktrees …`: the same listing, apply and clean as `cadre worktrees`. */
+async function worktreesCommand(action: string, id: string, cwd: string): Promise<string> {
+	if (action === "list") {
+		const listing = await listCadreWorktrees(cwd);
+		return listing.ok ? renderListing(listing, false) : `${listing.message}\n${listing.hint}`;
+	}
+	if (action === "apply") return id ? renderApply(await applyCadreWorktree({ cwd, id })) : "Usage: /subagents worktrees apply <id>";
+	if (action === "clean") {
+		const cleaned = await cleanCadreWorktrees(cwd);
+		return cleaned.ok ? renderClean(cleaned) : `${cleaned.message}\n${cleaned.hint}`;
+	}
+	return USAGE;
 }
 
 function elapsed(ms: number): string {
@@ -44,7 +65,7 @@ export function explainType(inputs: ExplainInputs): string {
 
 /** Runs the command and returns the text to show. */
 export async function subagentsCommand(args: string, context: SubagentsCommandContext): Promise<string> {
-	const [verb = "list", id = ""] = args.trim().split(/\s+/).filter(Boolean);
+	const [verb = "list", id = "", extra = ""] = args.trim().split(/\s+/).filter(Boolean);
 	const now = Date.now();
 	switch (verb) {
 		case "list": {
@@ -69,7 +90,9 @@ export async function subagentsCommand(args: string, context: SubagentsCommandCo
 			if (!run) return `No sub-agent run with id ${id}.`;
 			return `${run.id} (${run.state}, ${run.turns} turns, ${run.toolUses} tool uses): ${run.transcript ?? "no transcript"}`;
 		}
+		case "worktrees":
+			return (await worktreesCommand(id || "list", extra, context.cwd)).trimEnd();
 		default:
-			return "Usage: /subagents [list] | stop <id> | explain <type> | transcript <id>";
+			return USAGE;
 	}
 }

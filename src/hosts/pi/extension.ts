@@ -382,11 +382,12 @@ export default function cadre(pi: ExtensionAPI): void {
 	});
 
 	pi.registerCommand("subagents", {
-		description: "List sub-agent runs; stop <id>, explain <type>, transcript <id>",
+		description: "List sub-agent runs; stop <id>, explain <type>, transcript <id>, worktrees [list|apply <id>|clean]",
 		handler: async (args, ctx) => {
 			const s = ensure(ctx);
 			const text = subagentsCommand(args, {
 				registry: s.registry,
+				cwd: ctx.cwd,
 				explain: (type) => ({ loaded: safeLoad(ctx), parent: snapshot(s, { paths: [], excluded: [] }), models: liveCatalog(parentModelRuntime(ctx)), type }),
 			});
 			const output = await text;

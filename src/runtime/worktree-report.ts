@@ -1,0 +1,72 @@
+/**
+ * The human rendering of cadre's worktree administration (spec 05 "Applying back"): the listing,
+ * the outcome of an apply, and what a clean removed or kept. Pure text over the results of
+ * `worktree-admin.ts`, shared by `cadre worktrees` and pi's `/subagents worktrees`.
+ */
+import type { ApplyResult, CadreWorktreeEntry, CleanResult, WorktreeListing } from "./worktree-admin.ts";
+
+function describeState(entry: CadreWorktreeEntry): string {
+	switch (entry.state) {
+		case "applied":
+			return "applied";
+		case "unapplied":
+			return "not applied";
+		case "kept":
+			return entry.ignored.length > 0 ? `kept (${entry.ignored.length} ignored)` : "kept";
+		case "dirty":
+			return `uncommitted (${entry.uncommitted.length})`;
+		case "stale":
+			return "stale record";
+	}
+}
+
+/** Aligned columns: ID, STATE, APPLIED, COMMIT, WORKTREE / SUBJECT. */
+export function renderListing(listing: WorktreeListing, tty: boolean): string {
+	if (listing.entries.length === 0) return `No cadre worktrees or branches in ${listing.repoRoot}.\n`;
+	const rows = [["ID", "STATE", "APPLIED", "COMMIT", "WORKTREE / SUBJECT"]];
+	for (const entry of listing.entries) {
+		rows.push([
+			entry.id,
+			describeState(entry),
+			entry.branch ? (entry.applied ? "yes" : "no") : "-",
+			entry.commit ? entry.commit.slice(0, 10) : "-",
+			entry.worktreePath ?? entry.subject ?? "",
+		]);
+	}
+	const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
+	const lines = rows.map((row, index) => {
+		const line = row
+			.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+			.join("  ")
+			.trimEnd();
+		return tty && index === 0 ? `\u001b[1m${line}\u001b[0m` : line;
+	});
+	const notes: string[] = [];
+	for (const entry of listing.entries) {
+		if (entry.ignored.length > 0) notes.push(`${entry.id}: ignored files kept in the worktree: ${entry.ignored.join(", ")}`);
+		if (entry.uncommitted.length > 0) notes.push(`${entry.id}: not on the branch: ${entry.uncommitted.join(", ")}`);
+	}
+	const footer = `Current branch: ${listing.currentBranch ?? "(detached HEAD)"}. Apply with \`cadre worktrees apply ID\`; remove leftovers with \`cadre worktrees clean\`.`;
+	return `${[...lines, ...(notes.length ? ["", ...notes] : []), "", footer].join("\n")}\n`;
+}
+
+export function renderApply(applied: ApplyResult): string {
+	const lines = [applied.message];
+	if (applied.outcome === "applied") {
+		lines.push(
+			`${applied.fastForward ? "Fast-forwarded" : "Merged"} to ${applied.commit?.slice(0, 12)}${applied.diffStat ? `: ${applied.diffStat.summary}` : ""}.`,
+		);
+	}
+	if (applied.hint) lines.push(applied.hint);
+	return `${lines.join("\n")}\n`;
+}
+
+export function renderClean(cleaned: CleanResult): string {
+	const lines: string[] = [];
+	for (const r of cleaned.removed) lines.push(`removed  ${r.id}  ${r.path}`);
+	for (const k of cleaned.kept) lines.push(`kept     ${k.id}  ${k.path}  (${k.reason})`);
+	for (const b of cleaned.deletedBranches) lines.push(`deleted  ${b}  (already applied)`);
+	for (const b of cleaned.unappliedBranches) lines.push(`branch   ${b}  not applied yet: apply it, or delete it with git branch -D ${b}`);
+	if (lines.length === 0) lines.push("Nothing to clean.");
+	return `${lines.join("\n")}\n`;
+}
