@@ -246,6 +246,21 @@ const MISPLACED: Record<EntryKind, Record<string, string>> = {
 	},
 };
 
+/**
+ * Keys that agent files written for other tools carry and cadre knowingly does not use. They are
+ * `unknown-key` *warnings* naming the tool, so such files pass `cadre check` (not `--strict`), while
+ * a typo of a cadre key stays an error (ADR 0010).
+ */
+const FOREIGN: Record<string, { tool: string; hint: string }> = {
+	color: { tool: "Claude Code", hint: "cadre has no colours; `display_name` sets the label" },
+	hooks: { tool: "Claude Code and grok-build", hint: "cadre children load the parent's pi extensions; put hooks in a pi extension" },
+	mcpServers: { tool: "Claude Code", hint: "children use the parent's MCP tools; select them with `tools`" },
+	permissionMode: { tool: "Claude Code", hint: "use `capability` (read-only, read-write, execute, all)" },
+	permission_mode: { tool: "grok-build", hint: "use `capability` (read-only, read-write, execute, all)" },
+	capability_mode: { tool: "grok-build", hint: "use `capability`" },
+	tool_config: { tool: "grok-build", hint: "use `tools` (names or `*` globs)" },
+};
+
 /** A raw value as the user wrote it, for messages (never throws, e.g. on a TOML BigInt). */
 export function showValue(value: unknown): string {
 	try {
@@ -322,6 +337,9 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 				diagnostics.push(diag("error", ctx.file, field.keyPos, "unknown-key", `${key} is not a ${kind} key`, misplaced));
 			} else if (removed) {
 				diagnostics.push(diag("warning", ctx.file, field.keyPos, "removed-key", `${key} has no effect: ${removed.why}`, removed.instead));
+			} else if (Object.hasOwn(FOREIGN, key)) {
+				const foreign = FOREIGN[key] as { tool: string; hint: string };
+				diagnostics.push(diag("warning", ctx.file, field.keyPos, "unknown-key", `${key} is a ${foreign.tool} key that cadre does not use; it is ignored`, foreign.hint));
 			} else {
 				diagnostics.push(unknownKey(ctx, field, known(), what));
 			}

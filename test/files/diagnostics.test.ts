@@ -72,6 +72,24 @@ describe("unknown-key", () => {
 		expect(r.diagnostics[0]?.message).not.toContain("did you mean");
 	});
 
+	it("warns (not errors) on keys other tools' agent files carry, naming the tool", () => {
+		const r = layout({
+			"project/.pi/agents/from-claude.md": "---\nname: from-claude\ndescription: Ported\ncolor: blue\ntools: read, grep\n---\nBody.\n",
+		}).load();
+		expect(where(r)).toEqual([".pi/agents/from-claude.md:4:1 unknown-key"]);
+		expect(r.diagnostics[0]).toMatchObject({ severity: "warning" });
+		expect(r.diagnostics[0]?.message).toContain("Claude Code");
+		expect(r.definitions.get("from-claude")?.keys.tools?.value).toEqual(["read", "grep"]);
+	});
+
+	it("keeps a typo of a cadre key an error", () => {
+		const r = layout({ "project/.pi/agents/typo2.md": "---\ncolr: blue\nmax_turn: 3\n---\n" }).load();
+		expect(r.diagnostics.map((d) => [d.code, d.severity])).toEqual([
+			["unknown-key", "error"],
+			["unknown-key", "error"],
+		]);
+	});
+
 	it("tells a persona with capability or tools that personas never grant access", () => {
 		const r = layout({ "project/.pi/personas/loose.md": "---\ncapability: all\ntools: [bash]\n---\nBe loose.\n" }).load();
 		expect(where(r)).toEqual([".pi/personas/loose.md:2:1 unknown-key", ".pi/personas/loose.md:3:1 unknown-key"]);
