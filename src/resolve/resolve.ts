@@ -21,7 +21,7 @@ import {
 } from "../core/values.ts";
 import { displayPath } from "../files/discovery.ts";
 import type { Entry, FileRef, LoadResult, Rejected, Sourced } from "../files/types.ts";
-import { filterByCapability, selectTools } from "./tools.ts";
+import { filterByCapability, selectTools, suggestToolNames } from "./tools.ts";
 import type {
 	Candidate,
 	EffectiveConfig,
@@ -173,6 +173,13 @@ function present(value: unknown): boolean {
 
 function show(value: unknown): string {
 	return typeof value === "string" ? `"${value}"` : JSON.stringify(value) ?? String(value);
+}
+
+function toolNameHint(unavailable: readonly string[], universe: readonly string[]): string {
+	const suggested = suggestToolNames(unavailable, universe);
+	const exact = "tool names are exact and case-sensitive";
+	if (suggested.length > 0) return `did you mean ${suggested.join(", ")}? (${exact})`;
+	return `check the spelling (${exact}) or load the extension that provides it`;
 }
 
 /** Types a spawn may use: enabled after the settings toggle. */
@@ -434,7 +441,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 			...positionOf(toolsKey ? toolsKey.source : null),
 			code: "tool-unavailable",
 			message: `${toolsKey ? `tools of "${type}"` : "the parent's active tools"} name${selection.unavailable.length === 1 ? "s" : ""} ${selection.unavailable.map(show).join(", ")}, not among the available tools (${parent.toolUniverse.join(", ")}); dropped`,
-			hint: "check the spelling (tool names are exact) or load the extension that provides it",
+			hint: toolNameHint(selection.unavailable, parent.toolUniverse),
 		});
 	}
 	const filtered = filterByCapability(selection.tools, capabilityMode, toolKinds);

@@ -131,3 +131,19 @@ export function filterByCapability(
 	}
 	return result;
 }
+
+/** Claude Code's tool names whose pi counterpart is not just the lower-case spelling. */
+const FOREIGN_TOOL_NAMES: Record<string, string> = { Glob: "find", LS: "ls", MultiEdit: "edit" };
+
+/**
+ * What to write instead of tool names that are not in the universe: the same name in another case,
+ * or the pi tool a Claude Code name stands for. Names with no counterpart are left out.
+ */
+export function suggestToolNames(unavailable: readonly string[], universe: readonly string[]): string[] {
+	const suggestions: string[] = [];
+	for (const name of unavailable) {
+		const target = universe.find((tool) => tool.toLowerCase() === name.toLowerCase()) ?? FOREIGN_TOOL_NAMES[name];
+		if (target && universe.includes(target) && !suggestions.includes(target)) suggestions.push(target);
+	}
+	return suggestions;
+}

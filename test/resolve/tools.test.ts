@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { resolve } from "../../src/resolve/resolve.ts";
-import { builtinToolNames, filterByCapability, matchesGlob, selectTools, toolKind } from "../../src/resolve/tools.ts";
+import { builtinToolNames, filterByCapability, matchesGlob, selectTools, suggestToolNames, toolKind } from "../../src/resolve/tools.ts";
 import { entry, input, loaded, parent } from "./support/build.ts";
 
 const universe = [...builtinToolNames("linux"), "mcp_github_issue", "mcp_github_pr", "codemode", "web_fetch"];
@@ -74,6 +74,14 @@ describe("capability filter", () => {
 	});
 });
 
+describe("suggestToolNames", () => {
+	it("suggests pi's spelling for other cases and Claude Code's names, once each", () => {
+		const universe = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+		expect(suggestToolNames(["Read", "Grep", "Glob", "Bash", "MultiEdit", "Edit", "LS"], universe)).toEqual(["read", "grep", "find", "bash", "edit", "ls"]);
+		expect(suggestToolNames(["WebFetch", "tsc"], universe)).toEqual([]);
+	});
+});
+
 describe("tools in resolution", () => {
 	it("takes the parent's active tools when the definition sets none", () => {
 		const result = resolve(input({ parent: parent({ activeTools: ["read", "bash"] }) }));
@@ -88,6 +96,14 @@ describe("tools in resolution", () => {
 		expect(result.trace.tools).toMatchObject({ layer: "definition", source: ".pi/agents/scout.md:2" });
 		expect(result.diagnostics).toEqual([expect.objectContaining({ code: "tool-unavailable", file: ".pi/agents/scout.md", line: 2 })]);
 		expect(result.diagnostics[0]?.message).toContain('"grpe"');
+		expect(result.diagnostics[0]?.hint).toContain("check the spelling");
+	});
+
+	it("tells a Claude Code tool list which pi names to write", () => {
+		const ported = entry("definition", { name: "ported", keys: { tools: ["Read", "Glob"] }, body: "x" });
+		const result = resolve(input({ type: "ported", loaded: loaded({ definitions: [ported] }) }));
+		expect(result.config?.tools).toEqual([]);
+		expect(result.diagnostics[0]?.hint).toContain("did you mean read, find?");
 	});
 
 	it("drops unknown-kind tools under a restrictive mode with tool-dropped, known ones silently", () => {
