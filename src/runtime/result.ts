@@ -89,6 +89,11 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 	};
 }
 
+/** `1 turn`, `2 turns`. */
+export function counted(n: number, noun: string): string {
+	return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 function show(value: unknown): string {
 	return value === null || value === undefined ? "none" : typeof value === "string" ? value : JSON.stringify(value);
 }
@@ -107,10 +112,10 @@ export function formatResult(result: RunResult): string {
 	];
 	if (result.error) lines.push(`Error: ${result.error}`);
 	lines.push(
-		`Model ${show(result.model)}, thinking ${show(result.thinking)}, capability ${show(result.capabilityMode)}${result.persona ? `, persona ${result.persona}` : ""}; tools: ${result.tools.join(", ") || "none"}.`,
+		`Model ${show(result.model)}, thinking ${show(result.thinking)}, capability ${result.capabilityMode ?? "unset (no filter)"}${result.persona ? `, persona ${result.persona}` : ""}; tools: ${result.tools.join(", ") || "none"}.`,
 	);
 	lines.push(
-		`${result.turns} turns, ${result.toolUses} tool uses, ${result.durationMs === null ? "not started" : `${(result.durationMs / 1000).toFixed(1)}s`}, ${formatUsage(result.usage)}.`,
+		`${counted(result.turns, "turn")}, ${counted(result.toolUses, "tool use")}, ${result.durationMs === null ? "not started" : `${(result.durationMs / 1000).toFixed(1)}s`}, ${formatUsage(result.usage)}.`,
 	);
 	if (result.transcript) lines.push(`Transcript: ${result.transcript}`);
 	if (result.isolation) lines.push(`Isolation: ${JSON.stringify(result.isolation)}`);
@@ -140,5 +145,5 @@ export function notificationText(run: RunRecord): string {
 /** The progress report of a wait that timed out (the run keeps going). */
 export function progressText(run: RunRecord, now: number = Date.now()): string {
 	const since = ((now - run.lastEventAt) / 1000).toFixed(1);
-	return `Sub-agent ${run.id} is still ${run.state}: ${run.activity}, ${run.turns} turns, ${run.toolUses} tool uses, last event ${since}s ago. It keeps running; wait again or steer it.`;
+	return `Sub-agent ${run.id} is still ${run.state}: ${run.activity}, ${counted(run.turns, "turn")}, ${counted(run.toolUses, "tool use")}, last event ${since}s ago. It keeps running; wait again or steer it.`;
 }

@@ -6,7 +6,7 @@
 import type { LoadResult } from "../../files/types.ts";
 import { explain, renderExplain } from "../../resolve/explain.ts";
 import type { ModelCatalog } from "../../resolve/types.ts";
-import { formatUsage } from "../../runtime/result.ts";
+import { counted, formatUsage } from "../../runtime/result.ts";
 import type { RunRegistry } from "../../runtime/runs.ts";
 import { applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../runtime/worktree-admin.ts";
 import { renderApply, renderClean, renderListing } from "../../runtime/worktree-report.ts";
@@ -71,10 +71,11 @@ export async function subagentsCommand(args: string, context: SubagentsCommandCo
 		case "list": {
 			const runs = context.registry.list();
 			if (runs.length === 0) return "No sub-agent runs in this session.";
+			const idWidth = Math.max(...runs.map((run) => run.id.length));
 			return runs
 				.map((run) => {
 					const time = elapsed((run.endedAt ?? now) - (run.startedAt ?? run.createdAt));
-					return `${run.id}  ${run.state.padEnd(9)} ${run.type}  "${run.description}"  ${time}  ${formatUsage(run.usage)}`;
+					return `${run.id.padEnd(idWidth)}  ${run.state.padEnd(9)} ${run.type}  "${run.description}"  ${time}  ${formatUsage(run.usage)}`;
 				})
 				.join("\n");
 		}
@@ -88,7 +89,7 @@ export async function subagentsCommand(args: string, context: SubagentsCommandCo
 		case "open": {
 			const run = context.registry.get(id);
 			if (!run) return `No sub-agent run with id ${id}.`;
-			return `${run.id} (${run.state}, ${run.turns} turns, ${run.toolUses} tool uses): ${run.transcript ?? "no transcript"}`;
+			return `${run.id} (${run.state}, ${counted(run.turns, "turn")}, ${counted(run.toolUses, "tool use")}): ${run.transcript ?? "no transcript"}`;
 		}
 		case "worktrees":
 			return (await worktreesCommand(id || "list", extra, context.cwd)).trimEnd();

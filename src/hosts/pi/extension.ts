@@ -21,7 +21,7 @@ import {
 	piDocPaths,
 	transcriptDir,
 } from "../../runtime/pi-sdk.ts";
-import { formatResult, notificationText, progressText, type RunResult, runResult } from "../../runtime/result.ts";
+import { counted, formatResult, notificationText, progressText, type RunResult, runResult } from "../../runtime/result.ts";
 import { createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../runtime/worktree-hooks.ts";
 import { subagentsCommand } from "./commands.ts";
@@ -313,7 +313,7 @@ export default function cadre(pi: ExtensionAPI): void {
 					signal,
 					onProgress: (progress) =>
 						onUpdate?.({
-							content: [{ type: "text", text: `${progress.id}: ${progress.activity}, ${progress.turns} turns, ${progress.toolUses} tool uses` }],
+							content: [{ type: "text", text: `${progress.id}: ${progress.activity}, ${counted(progress.turns, "turn")}, ${counted(progress.toolUses, "tool use")}` }],
 							details: undefined,
 						}),
 				});
