@@ -17,6 +17,7 @@ export type DiagnosticCode =
 	| "missing-file"
 	| "path-escape"
 	| "orphan-role"
+	| "reserved-name"
 	| "untrusted-setting"
 	// resolution (spec 02, 04)
 	| "tool-unavailable"

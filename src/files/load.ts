@@ -80,6 +80,21 @@ export function loadAll(options: LoadOptions): LoadResult {
 		});
 	}
 
+	const nonePersona = personas.get("none");
+	if (nonePersona) {
+		const top = nonePersona.layers[0] as EntryLayer;
+		const origin = loadedSettings.origins.get(top) ?? { file: top.path, pos: { line: 1, column: 1 } };
+		diagnostics.push({
+			severity: "warning",
+			file: origin.file,
+			line: origin.pos.line,
+			column: origin.pos.column,
+			code: "reserved-name",
+			message: `persona ${nonePersona.name} can never be used: persona "none" means "no persona" in a request or definition`,
+			hint: "rename the persona",
+		});
+	}
+
 	diagnostics.sort(compareDiagnostics);
 	return {
 		projectDir,

@@ -248,6 +248,12 @@ describe("orphan-role and untrusted-setting", () => {
 		expect(r.diagnostics[0]?.severity).toBe("warning");
 	});
 
+	it("warns that a persona named none can never be used (reserved-name)", () => {
+		const r = layout({ "project/.pi/personas/None.md": "---\ndescription: Nobody\n---\nBe nobody.\n" }).load();
+		expect(where(r)).toEqual([".pi/personas/None.md:1:1 reserved-name"]);
+		expect(r.diagnostics[0]?.message).toContain('"none" means "no persona"');
+	});
+
 	it("positions an inline orphan role on its settings key", () => {
 		const r = layout({ "project/.pi/subagents.json": '{\n  "roles": {\n    "ghost": {"model": "a/b"}\n  }\n}\n' }).load();
 		expect(where(r)).toEqual([".pi/subagents.json:3:5 orphan-role"]);
