@@ -362,6 +362,11 @@ export interface ChildSessionOptions {
 	thinkingLevel: ThinkingLevel;
 	/** Absolute working directory of the child. */
 	cwd: string;
+	/**
+	 * The parent's cwd: the child reads pi's settings (compaction, retry, shell, …) from here, as
+	 * the parent does, wherever the child runs (a subdirectory, a worktree). Defaults to `cwd`.
+	 */
+	settingsCwd?: string;
 	agentDir: string;
 	/** The parent session's project trust. */
 	projectTrusted: boolean;
@@ -461,7 +466,7 @@ function splitModel(runtime: ModelRuntime, id: string) {
  */
 export async function createChildSession(options: ChildSessionOptions): Promise<ChildHandle> {
 	const model = splitModel(options.modelRuntime, options.model);
-	const settingsManager = SettingsManager.create(options.cwd, options.agentDir, { projectTrusted: options.projectTrusted });
+	const settingsManager = SettingsManager.create(options.settingsCwd ?? options.cwd, options.agentDir, { projectTrusted: options.projectTrusted });
 	const guard = guardExtension(options.guard, options.turnLimit ?? null);
 	let extensions: LoadExtensionsResult;
 	if (options.extensionPaths.length === 0) {

@@ -86,6 +86,8 @@ export interface ParentOptions {
 	subagentSettings?: Record<string, unknown>;
 	/** Persist the parent session (default: in memory). */
 	persisted?: boolean;
+	/** Whether the parent's session trusts the project (default: false). */
+	projectTrusted?: boolean;
 }
 
 export interface Parent {
@@ -149,7 +151,7 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 			pi.events.on(name, (payload) => events.push({ name, payload: payload as Record<string, unknown> }));
 		}
 	};
-	const settingsManager = SettingsManager.create(cwd, agentDir, { projectTrusted: false });
+	const settingsManager = SettingsManager.create(cwd, agentDir, { projectTrusted: options.projectTrusted ?? false });
 	const loader = new DefaultResourceLoader({
 		cwd,
 		agentDir,

@@ -274,6 +274,7 @@ export default function cadre(pi: ExtensionAPI): void {
 					model: child.model,
 					thinkingLevel: normalizeThinking(child.thinking) ?? "off",
 					cwd: child.cwd,
+					settingsCwd: ctx.cwd,
 					agentDir,
 					projectTrusted,
 					systemPrompt: child.systemPrompt,
