@@ -253,6 +253,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 						if (event.turn === 1) for (const message of internal.buffered.splice(0)) void child.steer(message);
 						break;
 					case "turn_end":
+						run.usage = child.usage();
 						// The ceiling itself is enforced in the child (pi-sdk guard, terminate).
 						if (maxTurns !== null && event.toolCalls > 0) {
 							if (event.turn === maxTurns - 2) void child.steer(warning(2));
@@ -260,6 +261,9 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 						}
 						break;
 					case "tool_start":
+						// Live totals (the answer that asked for the tool is recorded by now), so
+						// /subagents and the service show tokens while the run goes on.
+						run.usage = child.usage();
 						run.toolUses++;
 						run.activity = `tool ${event.toolName}`;
 						break;

@@ -133,6 +133,25 @@ describe("background runs", () => {
 		expect(parent.events.filter((e) => e.name === "cadre:started").map((e) => e.payload.id)).not.toContain(queued);
 	});
 
+	it("a running run reports the tokens it has used so far (/subagents list, the service)", async () => {
+		parent = await createParent({
+			script: (turn) => {
+				if (turn.agent === "general-purpose") {
+					if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("bash", { command: "sleep 20" })], { stopReason: "toolUse" });
+					return fauxAssistantMessage("woke up");
+				}
+				if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("subagent", { prompt: "sleep", description: "long sleeper", run_in_background: true })], { stopReason: "toolUse" });
+				return fauxAssistantMessage("spawned");
+			},
+		});
+		await parent.session.prompt("go");
+		await until(() => parent?.service().list()[0]?.toolUses === 1, "the child's bash call");
+		const [running] = parent.service().list();
+		expect(running?.status).toBe("running");
+		expect((running?.usage.input ?? 0) + (running?.usage.output ?? 0) + (running?.usage.cacheWrite ?? 0)).toBeGreaterThan(0);
+		await parent.service().stop(String(running?.id));
+	});
+
 	it("holds a notification while the parent is mid-turn and sends it after the turn", async () => {
 		parent = await createParent({
 			script: (turn) => {
