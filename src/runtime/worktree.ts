@@ -138,6 +138,11 @@ export interface WorktreeFinishReport {
 	ignoredFiles: string[];
 	/** Nested git repositories the child created (not committed, so the worktree is kept). */
 	nestedRepositories: string[];
+	/**
+	 * Where the worktree's HEAD was when the child had moved it off `cadre/<run-id>` to work that
+	 * branch does not contain (the worktree is then kept), or null.
+	 */
+	offBranch: string | null;
 	/** Something that went wrong (the worktree is then kept), or null. */
 	error: string | null;
 	/** One paragraph for the result, in plain words. */
@@ -538,16 +543,38 @@ export async function diffStat(cwd: string, from: string, to: string): Promise<D
 	};
 }
 
-/** Reads the commit a worktree's HEAD points at from its files (no subprocess). */
-function worktreeHead(worktreePath: string, commonDir: string): string | null {
+/**
+ * Reads a worktree's HEAD from its files (no subprocess): the commit, and the full ref it is on
+ * (null when detached).
+ */
+function worktreeHead(worktreePath: string, commonDir: string): { head: string | null; ref: string | null } | null {
 	try {
 		const pointer = readFileSync(join(worktreePath, ".git"), "utf8").trim();
 		if (!pointer.startsWith("gitdir: ")) return null;
 		const gitDir = resolve(worktreePath, pointer.slice(8).trim());
-		return readHead({ gitDir, commonDir }).head;
+		const { branch, head } = readHead({ gitDir, commonDir });
+		return { head, ref: branch === null ? null : `refs/heads/${branch}` };
 	} catch {
 		return null;
 	}
+}
+
+/**
+ * The child moved its worktree off `cadre/<run-id>` (a detached HEAD, another branch): moves the
+ * branch forward to the worktree's HEAD when that only adds to it, so the work is on `cadre/<run-id>`
+ * as reported. Returns null then, or — when the branch would lose commits — a reason to keep the
+ * worktree (nothing is moved or deleted).
+ */
+async function bringBranchTo(handle: WorktreeHandle, wt: string, tip: string, ref: string | null): Promise<string | null> {
+	const where = ref ? ref.replace(/^refs\/heads\//, "branch ") : "a detached HEAD";
+	const branchTip = readRef({ gitDir: handle.commonDir, commonDir: handle.commonDir }, `refs/heads/${handle.branch}`);
+	const forward = branchTip === null || (await runGit(["merge-base", "--is-ancestor", branchTip, tip], { cwd: wt })).code === 0;
+	if (!forward) {
+		return `the child left the worktree on ${where} at ${tip.slice(0, 12)}, which is not on ${handle.branch} (${handle.branch} is at ${branchTip?.slice(0, 12)})`;
+	}
+	const moved = await runGit(["update-ref", `refs/heads/${handle.branch}`, tip, branchTip ?? ""], { cwd: wt });
+	if (moved.code !== 0) throw new Error(`git update-ref ${handle.branch} failed: ${firstLine(moved.stderr)}`);
+	return null;
 }
 
 /** The commit message of cadre's commit: names the type, description and terminal state. */
@@ -579,6 +606,7 @@ export async function finishWorktree(handle: WorktreeHandle, info: FinishInfo): 
 		keptBecause: null,
 		ignoredFiles: [],
 		nestedRepositories: [],
+		offBranch: null,
 		error: null,
 		summary: "",
 	};
@@ -612,13 +640,16 @@ export async function finishWorktree(handle: WorktreeHandle, info: FinishInfo): 
 			if (commit.code !== 0) throw new Error(`git commit failed: ${firstLine(commit.stderr) || firstLine(commit.stdout)}`);
 			report.committed = true;
 		}
-		const tip = worktreeHead(wt, handle.commonDir) ?? parsed.head;
+		const current = worktreeHead(wt, handle.commonDir);
+		const tip = current?.head ?? parsed.head;
+		if (tip && current?.ref !== `refs/heads/${handle.branch}`) report.offBranch = await bringBranchTo(handle, wt, tip, current?.ref ?? null);
 		report.changed = tip !== null && tip !== handle.base;
 		if (report.changed && tip) {
 			report.commit = tip;
 			report.diffStat = await diffStat(wt, handle.base, tip);
 		}
 		const reasons: string[] = [];
+		if (report.offBranch) reasons.push(report.offBranch);
 		if (report.ignoredFiles.length > 0) {
 			reasons.push(`the child left ${plural(report.ignoredFiles.length, "ignored file")} git does not commit`);
 		}
@@ -627,7 +658,8 @@ export async function finishWorktree(handle: WorktreeHandle, info: FinishInfo): 
 			reasons.push(`the child created ${n} nested git ${n === 1 ? "repository" : "repositories"}`);
 		}
 		if (reasons.length > 0) {
-			report.keptBecause = `${reasons.join(" and ")}: ${[...report.ignoredFiles, ...report.nestedRepositories].join(", ")}`;
+			const listed = [...report.ignoredFiles, ...report.nestedRepositories];
+			report.keptBecause = `${reasons.join(" and ")}${listed.length > 0 ? `: ${listed.join(", ")}` : ""}`;
 		} else {
 			const removed = await runGit(["worktree", "remove", wt], { cwd: handle.repoRoot });
 			if (removed.code !== 0) throw new Error(`git worktree remove failed: ${firstLine(removed.stderr)}`);
@@ -657,7 +689,12 @@ function removeIfEmpty(dir: string): void {
 
 function summarize(handle: WorktreeHandle, report: WorktreeFinishReport): string {
 	const parts: string[] = [];
-	if (report.changed && report.commit) {
+	if (report.offBranch && report.commit) {
+		parts.push(
+			`isolation: worktree — the child's last work is at ${report.commit.slice(0, 12)} in its worktree, ` +
+				`not on ${handle.branch}; review it there before applying anything.`,
+		);
+	} else if (report.changed && report.commit) {
 		const stat = report.diffStat ? ` (${report.diffStat.summary})` : "";
 		parts.push(
 			`isolation: worktree — the child's changes are on branch ${handle.branch} at ${report.commit.slice(0, 12)}${stat}, ` +

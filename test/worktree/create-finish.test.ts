@@ -256,6 +256,33 @@ describe("finishWorktree", () => {
 		expect(readFileSync(join(handle.worktreePath, "vendor/lib/x.txt"), "utf8")).toBe("inside a nested repo\n");
 	});
 
+	it("never loses work when the child moved the worktree off cadre/<id> (detached HEAD or another branch)", async () => {
+		const repo = makeRepo({ "a.txt": "one\n" });
+		const detached = handleOf(await createWorktree({ runId: "det", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback }));
+		git(detached.worktreePath, "checkout", "-q", "--detach");
+		writeAt(join(detached.worktreePath, "a.txt"), "written on a detached HEAD\n");
+		const detachedReport = await finishWorktree(detached, info);
+		expect(detachedReport.error).toBeNull();
+		expect(detachedReport.changed).toBe(true);
+		// the work is on cadre/<id>, as the report says
+		expect(git(repo.root, "show", "cadre/det:a.txt")).toBe("written on a detached HEAD");
+		expect(detachedReport.commit).toBe(git(repo.root, "rev-parse", "cadre/det"));
+
+		const diverged = handleOf(await createWorktree({ runId: "div", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback }));
+		writeAt(join(diverged.worktreePath, "a.txt"), "on cadre/div\n");
+		commitAll(diverged.worktreePath, "child's commit on its branch");
+		const onBranch = git(diverged.worktreePath, "rev-parse", "HEAD");
+		git(diverged.worktreePath, "checkout", "-q", "--detach", diverged.base);
+		writeAt(join(diverged.worktreePath, "b.txt"), "elsewhere\n");
+		const divergedReport = await finishWorktree(diverged, info);
+		// cadre/div keeps the child's commit, and the detached work is kept in the worktree, not deleted
+		expect(git(repo.root, "rev-parse", "cadre/div")).toBe(onBranch);
+		expect(divergedReport.kept).toBe(true);
+		expect(existsSync(diverged.worktreePath)).toBe(true);
+		expect(git(diverged.worktreePath, "show", "HEAD:b.txt")).toBe("elsewhere");
+		expect(divergedReport.keptBecause).toMatch(/not on cadre\/div/);
+	});
+
 	it("keeps the worktree and names the problem when the commit cannot be made", async () => {
 		const repo = makeRepo({ "a.txt": "one\n" });
 		const handle = handleOf(await createWorktree({ runId: "lock", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback }));
