@@ -4,6 +4,8 @@
  * `steer_subagent` reaches a running child, background usage is recorded as a session entry,
  * lifecycle payloads are copies, and `/subagents` lists, explains and shows transcripts.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "../runtime/harness.ts";
 
@@ -53,6 +55,33 @@ describe("the parent-facing tools", () => {
 		expect(description).toContain("- general-purpose:");
 		expect(description).toContain("- scout: Scouts the code (read, grep; model faux/child-model)");
 		expect(description).toContain("- reviewer: Careful reviewer (expects diff: file; produces report: text)");
+	});
+
+	it("re-reads the definitions at a spawn and refreshes the description within the same prompt", async () => {
+		const descriptions: string[] = [];
+		parent = await createParent({
+			extensionFactories: [
+				(pi) => {
+					pi.on("turn_start", () => {
+						descriptions.push(pi.getAllTools().find((tool) => tool.name === "subagent")?.description ?? "");
+					});
+				},
+			],
+			script: (turn) => {
+				if (turn.agent !== "parent") return fauxAssistantMessage("done");
+				if (turn.step === 0) {
+					// The operator adds a definition while the parent is working.
+					mkdirSync(join(parent?.agentDir ?? "", "agents"), { recursive: true });
+					writeFileSync(join(parent?.agentDir ?? "", "agents", "latecomer.md"), "---\ndescription: Arrived mid-prompt\n---\nLate.\n");
+					return fauxAssistantMessage([fauxToolCall("subagent", { prompt: "p", description: "first spawn" })], { stopReason: "toolUse" });
+				}
+				return fauxAssistantMessage("ok");
+			},
+		});
+		await parent.session.prompt("go");
+		expect(descriptions).toHaveLength(2);
+		expect(descriptions[0]).not.toContain("latecomer");
+		expect(descriptions[1]).toContain("- latecomer: Arrived mid-prompt");
 	});
 
 	it("a timed-out wait reports progress and never stops the child; steer reaches it", async () => {

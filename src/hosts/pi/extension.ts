@@ -189,8 +189,9 @@ export default function cadre(pi: ExtensionAPI): void {
 		}
 	};
 
-	const refreshDescription = (ctx: ExtensionContext) => {
-		const description = subagentDescription(safeLoad(ctx));
+	/** Re-register `subagent` when its description changed (pi refreshes tools at once). */
+	const refreshDescription = (ctx: ExtensionContext, loaded: ReturnType<typeof safeLoad> = safeLoad(ctx)) => {
+		const description = subagentDescription(loaded);
 		if (description !== lastDescription) {
 			lastDescription = description;
 			registerSpawnTool(description);
@@ -258,6 +259,8 @@ export default function cadre(pi: ExtensionAPI): void {
 		if (resumeId && source && !source.transcript) throw new Error(`Spawn refused (resume-refused): run ${resumeId} has no transcript to continue.`);
 		const skills = (s.promptOptions?.skills ?? []) as Skill[];
 		const loaded = loadFor({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: ctx.isProjectTrusted() });
+		// Definitions are re-read at every spawn; the description follows them at once.
+		refreshDescription(ctx, loaded);
 		const runtime = parentModelRuntime(ctx);
 		const sessionDir = transcriptDir(ctx, agentDir);
 		const projectTrusted = ctx.isProjectTrusted();
