@@ -8,8 +8,8 @@
  * seen too. One git subprocess per fingerprint.
  */
 import { createHash } from "node:crypto";
-import { openSync, readSync, closeSync, fstatSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { runGit } from "./git.ts";
 
 /** A snapshot of a working tree's state. Plain, JSON-serialisable data. */
@@ -144,14 +144,24 @@ export interface EscapeReport {
 	warning: string | null;
 }
 
+/** The real path of `path`, through its nearest existing ancestor when it no longer exists (deleted). */
+function realPathOf(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		const parent = dirname(path);
+		return parent === path ? path : join(realPathOf(parent), basename(path));
+	}
+}
+
 /**
- * Normalises the parent's touched paths: absolute paths become repository-relative (paths outside
+ * Normalises the parent's touched paths (symlinks resolved, as the fingerprint's root is a real path): absolute paths become repository-relative (paths outside
  * the repository are dropped); a touched directory covers everything below it.
  */
 function touchedMatcher(root: string, touched: Set<string>): (path: string) => boolean {
 	const prefixes: string[] = [];
 	for (const raw of touched) {
-		let rel = isAbsolute(raw) ? relative(root, raw) : raw;
+		let rel = isAbsolute(raw) ? relative(root, realPathOf(raw)) : raw;
 		if (rel.startsWith("..") || isAbsolute(rel)) continue;
 		rel = rel.split(sep).join("/").replace(/^\.\/+/, "").replace(/\/+$/, "");
 		prefixes.push(rel);

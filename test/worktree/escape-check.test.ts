@@ -2,8 +2,8 @@
  * The escape check: a child that writes into the parent's directory by absolute path is reported;
  * paths the parent touched itself are not; content changes of already-dirty files are seen.
  */
-import { rmSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { checkEscape, escapedPaths, parseStatus, takeFingerprint } from "../../src/runtime/escape-check.ts";
 import { clearGitFactsCache } from "../../src/runtime/git.ts";
@@ -54,6 +54,17 @@ describe("escape check", () => {
 		expect(escapedPaths(before, after, new Set(["lib"]))).toEqual(["z.txt"]);
 		expect(escapedPaths(before, after, new Set(["./z.txt", join(repo.root, "lib/deep")]))).toEqual(["lib/x.txt"]);
 		expect(escapedPaths(before, after, new Set(["/somewhere/else/z.txt"]))).toEqual(["lib/deep/y.txt", "lib/x.txt", "z.txt"]);
+	});
+
+	it("recognises the parent's touched paths written through a symlink to the repository", async () => {
+		const repo = makeRepo({ "a.txt": "1\n", "b.txt": "2\n" });
+		const link = join(dirname(repo.root), "linked-project");
+		symlinkSync(repo.root, link);
+		const before = await takeFingerprint(repo.root);
+		repo.write("a.txt", "parent edit through the link\n");
+		repo.write("b.txt", "written by the child\n");
+		const after = await takeFingerprint(repo.root);
+		expect(escapedPaths(before, after, new Set([join(link, "a.txt")]))).toEqual(["b.txt"]);
 	});
 
 	it("notices a moved HEAD and staged changes", async () => {
