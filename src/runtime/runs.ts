@@ -213,7 +213,9 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		} catch (cause) {
 			run.isolation = { ...(run.isolation ?? {}), error: cause instanceof Error ? cause.message : String(cause) };
 		}
+		// A stop that arrived while isolation was wrapping up still wins (the run was not terminal).
 		run.state = internal.stopRequested ? "stopped" : final;
+		if (run.state === "stopped") run.error ??= "stopped by the user or the parent session";
 		run.endedAt = Date.now();
 		run.activity = run.state;
 		options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run));
@@ -381,7 +383,12 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		async stop(id) {
 			const internal = runs.get(id);
 			if (!internal) return undefined;
-			if (internal.finished) return internal.record;
+			if (internal.finished) {
+				// Finishing (isolation wrap-up): not terminal yet, so the stop still wins.
+				if (internal.record.endedAt !== null) return internal.record;
+				internal.stopRequested = true;
+				return internal.done;
+			}
 			internal.stopRequested = true;
 			if (internal.record.state === "queued" && internal.cancelQueued?.()) {
 				await finish(internal, "stopped", null);
