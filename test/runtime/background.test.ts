@@ -152,6 +152,40 @@ describe("background runs", () => {
 		await parent.service().stop(String(running?.id));
 	});
 
+	it("a message steered to a queued run reaches the child before its first model request", async () => {
+		const secondTurns: Turn[] = [];
+		parent = await createParent({
+			subagentSettings: { maxConcurrent: 1 },
+			script: (turn) => {
+				if (turn.agent === "general-purpose") {
+					if (turn.system.length > 0 && JSON.stringify(turn.messages[0]).includes("second")) {
+						secondTurns.push(turn);
+						if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("ls", { path: "." })], { stopReason: "toolUse" });
+						return fauxAssistantMessage("second done");
+					}
+					if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("bash", { command: "sleep 0.4" })], { stopReason: "toolUse" });
+					return fauxAssistantMessage("first done");
+				}
+				if (turn.step === 0)
+					return fauxAssistantMessage(
+						[
+							fauxToolCall("subagent", { prompt: "first", description: "first one", run_in_background: true }),
+							fauxToolCall("subagent", { prompt: "second", description: "second one", run_in_background: true }),
+						],
+						{ stopReason: "toolUse" },
+					);
+				return fauxAssistantMessage("spawned");
+			},
+		});
+		await parent.session.prompt("go");
+		const queued = String(parent.events.filter((e) => e.name === "cadre:created")[1]?.payload.id);
+		expect(parent.service().get(queued)?.status).toBe("queued");
+		await parent.service().steer(queued, "ALSO CHECK THE README");
+		await until(() => parent?.service().get(queued)?.status === "completed", "the queued run");
+		expect(secondTurns.length).toBeGreaterThan(0);
+		expect(JSON.stringify(secondTurns[0]?.messages)).toContain("ALSO CHECK THE README");
+	});
+
 	it("holds a notification while the parent is mid-turn and sends it after the turn", async () => {
 		parent = await createParent({
 			script: (turn) => {
