@@ -8,7 +8,7 @@ import { existsSync, rmdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { checkEscape, type Fingerprint, FINGERPRINT_STATUS_ARGS, parseStatus, takeFingerprint } from "./escape-check.ts";
 import { firstLine, readHead, readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
-import { commitIdentityEnv, type DiffStat, diffStat, type WorktreeRecord, worktreeRecords } from "./worktree.ts";
+import { commitIdentityEnv, type DiffStat, diffStat, isValidRunId, type WorktreeRecord, worktreeRecords } from "./worktree.ts";
 
 /** A failure to even look at the repository. */
 export interface AdminFailure {
@@ -208,6 +208,11 @@ export async function applyCadreWorktree(options: ApplyOptions): Promise<ApplyRe
 	const facts = repo.facts;
 	const root = facts.root;
 	const branch = `cadre/${options.id}`;
+	if (!isValidRunId(options.id)) {
+		return result("refused", `"${options.id}" is not a run id, so there is no branch ${branch} to apply.`, {
+			hint: "Run `cadre worktrees list` to see the ids cadre kept.",
+		});
+	}
 	const tip = readRef(facts, `refs/heads/${branch}`);
 	if (!tip) {
 		return result("refused", `There is no branch ${branch} in ${root}.`, {

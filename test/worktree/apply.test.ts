@@ -105,6 +105,19 @@ describe("applyCadreWorktree", () => {
 		expect(missing.outcome).toBe("refused");
 		expect(missing.message).toContain("cadre/nope");
 	});
+
+	it("refuses an id that is not a run id instead of applying a branch outside cadre/", async () => {
+		const repo = makeRepo({ "a.txt": "one\n" });
+		git(repo.root, "checkout", "-q", "-b", "feature");
+		repo.write("a.txt", "feature work, not a cadre run\n");
+		commitAll(repo.root, "feature");
+		git(repo.root, "checkout", "-q", "main");
+		const head = git(repo.root, "rev-parse", "HEAD");
+		const outside = await applyCadreWorktree({ cwd: repo.root, id: "../feature" });
+		expect(outside.outcome).toBe("refused");
+		expect(git(repo.root, "rev-parse", "HEAD")).toBe(head);
+		expect(repo.read("a.txt")).toBe("one\n");
+	});
 });
 
 describe("listCadreWorktrees and cleanCadreWorktrees", () => {
