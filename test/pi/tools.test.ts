@@ -53,6 +53,8 @@ describe("the parent-facing tools", () => {
 		await parent.session.prompt("hi");
 		expect(description).toContain("- explore:");
 		expect(description).toContain("- general-purpose:");
+		// Unset tools mean the parent's active tools (spec 04), not every tool there is.
+		expect(description).toMatch(/- general-purpose: [^\n]*\(parent's tools\)/);
 		expect(description).toContain("- scout: Scouts the code (read, grep; model faux/child-model)");
 		expect(description).toContain("- reviewer: Careful reviewer (expects diff: file; produces report: text)");
 	});

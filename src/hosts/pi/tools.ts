@@ -50,10 +50,13 @@ function oneLine(text: string | undefined, max = 90): string {
 	return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** `read, grep, find, ls` / `all tools` / `no tools`, plus the capability mode when set. */
+/**
+ * `read, grep, find, ls` / `parent's tools` (unset: the parent's active tools) / `all tools` /
+ * `no tools`, plus the capability mode when set.
+ */
 function toolsShort(entry: Entry<"definition">): string {
 	const tools = entry.keys.tools?.value;
-	const list = tools === undefined || tools === "all" ? "all tools" : tools === "none" ? "no tools" : tools.join(", ");
+	const list = tools === undefined ? "parent's tools" : tools === "all" ? "all tools" : tools === "none" ? "no tools" : tools.join(", ");
 	const capability = entry.keys.capability?.value;
 	return capability && capability !== "all" ? `${list}; ${capability}` : list;
 }
