@@ -48,5 +48,13 @@ describe("foreground spawn", () => {
 		expect(childSystem).toContain('<active_agent name="explore"/>');
 		expect(childSystem).not.toContain("subagent");
 		expect(parent.events.map((e) => e.name)).toEqual(["cadre:created", "cadre:started", "cadre:completed"]);
+		// The child's usage is counted in the parent's session totals (the tool result reports it to pi).
+		const childUsage = (result?.details as { usage: { input: number; output: number; cacheRead: number; cacheWrite: number } }).usage;
+		const total = (u: { input: number; output: number; cacheRead: number; cacheWrite: number }) => u.input + u.output + u.cacheRead + u.cacheWrite;
+		expect(total(childUsage)).toBeGreaterThan(0);
+		const own = parent.session.messages
+			.filter((m) => m.role === "assistant")
+			.reduce((sum, m) => sum + total((m as unknown as { usage: { input: number; output: number; cacheRead: number; cacheWrite: number } }).usage), 0);
+		expect(total(parent.session.getSessionStats().tokens)).toBe(own + total(childUsage));
 	});
 });
