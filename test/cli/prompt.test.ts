@@ -123,7 +123,19 @@ describe("cadre prompt --json", () => {
 		const run = runCliJson<PromptJson>(["prompt", "explore", ...base(p.dir), "--parent-prompt", odd], { env: p.env });
 		expect(run.code).toBe(0);
 		expect(section(run.json, "identity")).toBe("You are the orchestrator.\nDelegate everything.");
-		expect(run.json.diagnostics).toEqual([expect.objectContaining({ code: "identity-unrecognized", file: "odd.txt", line: 1 })]);
+		// No `.pi/` here, so there is no project directory and the file is shown absolute.
+		expect(run.json.diagnostics).toEqual([expect.objectContaining({ code: "identity-unrecognized", file: odd, line: 1 })]);
+	});
+
+	it("names the --parent-prompt file relative to the project directory, also when --cwd is a subdirectory", () => {
+		const p = project({ "project/.pi/agents/.keep": "" });
+		const sub = join(p.dir, "packages", "api");
+		mkdirSync(sub, { recursive: true });
+		const odd = join(sub, "odd.txt");
+		writeFileSync(odd, "You are the orchestrator.");
+		const run = runCliJson<PromptJson>(["prompt", "explore", ...base(sub), "--parent-prompt", odd], { env: p.env });
+		expect(run.code).toBe(0);
+		expect(run.json.diagnostics).toEqual([expect.objectContaining({ code: "identity-unrecognized", file: "packages/api/odd.txt" })]);
 	});
 
 	it("prints the refusal and exits 1 for an unknown type", () => {

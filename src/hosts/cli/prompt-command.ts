@@ -12,6 +12,7 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve as resolvePath } from "node:path";
 import { type Diagnostic, formatDiagnostic } from "../../core/diagnostics.ts";
+import { displayPath } from "../../files/discovery.ts";
 import { assemblePrompt } from "../../prompt/assemble.ts";
 import type { ContextFile } from "../../prompt/pi-prompt-shape.ts";
 import { renderProjectContext } from "../../prompt/project-context.ts";
@@ -46,16 +47,10 @@ export interface PromptJson {
 /** Stands in for the run id in a previewed worktree path and branch. */
 export const RUN_ID_PLACEHOLDER = "<run-id>";
 
-/** A path as shown to the user: relative to the project directory when inside it. */
-function shown(path: string, projectDir: string): string {
-	const rel = relative(projectDir, path);
-	return rel === "" ? "." : !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
-}
-
-function readParentPrompt(file: string, io: CliIo, projectDir: string): ParentPrompt {
+function readParentPrompt(file: string, io: CliIo, projectDir: string | null): ParentPrompt {
 	const path = resolvePath(io.cwd, file);
 	try {
-		return { kind: "text", text: readFileSync(path, "utf8"), source: shown(path, projectDir) };
+		return { kind: "text", text: readFileSync(path, "utf8"), source: displayPath(path, projectDir) };
 	} catch (error) {
 		throw new UsageError(`--parent-prompt ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
 	}
@@ -155,7 +150,7 @@ export function renderPrompt(output: PromptJson, type: string, tty: boolean): st
 
 export async function runPrompt(type: string, opts: PromptCommandOptions, io: CliIo): Promise<number> {
 	const input = await buildCliResolveInput(type, opts, io);
-	const parent: ParentPrompt = opts.parentPrompt === undefined ? { kind: "none" } : readParentPrompt(opts.parentPrompt, io, input.parent.cwd);
+	const parent: ParentPrompt = opts.parentPrompt === undefined ? { kind: "none" } : readParentPrompt(opts.parentPrompt, io, input.loaded.projectDir);
 	const output = buildPrompt(input, parent, io);
 	io.out(opts.json ? `${JSON.stringify(output, null, 2)}\n` : renderPrompt(output, type, io.isTty));
 	return output.refused ? EXIT_FAILED : EXIT_OK;
