@@ -258,6 +258,23 @@ export async function applyCadreWorktree(options: ApplyOptions): Promise<ApplyRe
 			},
 		);
 	}
+	// git overwrites ignored files silently; a branch that adds a file the parent keeps ignored (an
+	// `.env` the child un-ignored) would replace the parent's own copy.
+	const ignored = await runGit(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"], { cwd: root });
+	const ignoredPaths = split(ignored.stdout);
+	const clobbered = [...touched].filter((path) =>
+		ignoredPaths.some((entry) => entry === path || (entry.endsWith("/") && path.startsWith(entry))),
+	);
+	if (clobbered.length > 0) {
+		return result(
+			"refused",
+			`${branch} adds files that exist in ${root} as ignored files: ${clobbered.join(", ")}. Applying would overwrite them.`,
+			{
+				paths: clobbered,
+				hint: `Move them aside (or compare them with \`git show ${branch}:<path>\`), then run \`cadre worktrees apply ${options.id}\` again.`,
+			},
+		);
+	}
 	if (options.preflight !== false) {
 		const check = await runGit(["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", head, tip], {
 			cwd: root,

@@ -118,6 +118,19 @@ describe("applyCadreWorktree", () => {
 		expect(git(repo.root, "rev-parse", "HEAD")).toBe(head);
 		expect(repo.read("a.txt")).toBe("one\n");
 	});
+
+	it("refuses when applying would overwrite an ignored file of the parent", async () => {
+		const repo = makeRepo({ ".gitignore": ".env\n", "a.txt": "one\n" });
+		repo.write(".env", "SECRET=parent's own\n");
+		// the child un-ignores .env and commits its own
+		await childRun(repo, "envrun", { ".gitignore": "", ".env": "SECRET=placeholder\n" });
+		const before = await parentState(repo);
+		const refused = await applyCadreWorktree({ cwd: repo.root, id: "envrun" });
+		expect(refused.outcome).toBe("refused");
+		expect(refused.paths).toEqual([".env"]);
+		expect(repo.read(".env")).toBe("SECRET=parent's own\n");
+		expect(await parentState(repo)).toEqual(before);
+	});
 });
 
 describe("listCadreWorktrees and cleanCadreWorktrees", () => {
