@@ -230,14 +230,18 @@ export function extensionExcluded(path: string, exclude: readonly string[]): boo
 	return false;
 }
 
-/** The `-e` extension paths of a `pi` command line in this process (empty when pi is embedded). */
-function cliExtensionPaths(): string[] {
+/**
+ * The `-e` extension paths of a `pi` command line in this process (empty when pi is embedded), and
+ * whether it ran with `--no-extensions` (then pi loaded only those paths).
+ */
+function cliExtensions(): { paths: string[]; noExtensions: boolean } {
 	const script = process.argv[1] ?? "";
-	if (!/(^|[/\\])(pi|cli\.js)$/.test(script) || !script.includes("pi")) return [];
+	if (!/(^|[/\\])(pi|cli\.js)$/.test(script) || !script.includes("pi")) return { paths: [], noExtensions: false };
 	try {
-		return parseArgs(process.argv.slice(2)).extensions ?? [];
+		const args = parseArgs(process.argv.slice(2));
+		return { paths: args.extensions ?? [], noExtensions: args.noExtensions === true };
 	} catch {
-		return [];
+		return { paths: [], noExtensions: false };
 	}
 }
 
@@ -268,11 +272,14 @@ export interface ChildExtensionSet {
  */
 export async function discoverChildExtensions(options: DiscoverChildExtensionsOptions): Promise<ChildExtensionSet> {
 	const settingsManager = SettingsManager.create(options.cwd, options.agentDir, { projectTrusted: options.projectTrusted });
+	const cli = cliExtensions();
 	const loader = new DefaultResourceLoader({
 		cwd: options.cwd,
 		agentDir: options.agentDir,
 		settingsManager,
-		additionalExtensionPaths: [...cliExtensionPaths(), ...(options.extraPaths ?? [])],
+		// `pi --no-extensions`: the parent loaded only its `-e` paths, so children do too.
+		noExtensions: cli.noExtensions,
+		additionalExtensionPaths: [...cli.paths, ...(options.extraPaths ?? [])],
 		noSkills: true,
 		noPromptTemplates: true,
 		noThemes: true,

@@ -45,6 +45,41 @@ describe("pi -e . -p", () => {
 		expect(found).toMatch(/cadre/);
 	});
 
+	it("pi --no-extensions: children load only the -e extensions, never the discovered ones the parent skipped", () => {
+		const root = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "cli-ne-"));
+		const home = join(root, "home");
+		const agentDir = join(root, "agent");
+		const project = join(root, "project");
+		for (const dir of [home, agentDir, project, join(agentDir, "extensions")]) mkdirSync(dir, { recursive: true });
+		writeFileSync(join(agentDir, "auth.json"), JSON.stringify({ faux: { type: "api_key", key: "offline" } }));
+		writeFileSync(join(project, "notes.txt"), "hello from the cli test");
+		const marker = join(root, "marker.log");
+		writeFileSync(
+			join(agentDir, "extensions", "global-marker.ts"),
+			`import { appendFileSync } from "node:fs";\nexport default function () { appendFileSync(${JSON.stringify(marker)}, "loaded\\n"); }\n`,
+		);
+		const result = spawnSync(
+			piBin,
+			["-ne", "-e", repo, "-e", join(repo, "test/pi/fixtures/scripted-model.ts"), "--model", "faux/scripted", "-p", "read the notes with a sub-agent"],
+			{
+				cwd: project,
+				encoding: "utf8",
+				timeout: 60_000,
+				env: {
+					...process.env,
+					HOME: home,
+					PI_CODING_AGENT_DIR: agentDir,
+					PI_OFFLINE: "1",
+					PI_TELEMETRY: "0",
+					PATH: `${join(repo, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
+				},
+			},
+		);
+		expect(result.stdout).toContain("RESULT: The notes say: hello from the cli test");
+		expect(result.status).toBe(0);
+		expect(existsSync(marker)).toBe(false);
+	});
+
 	it("stops a still-running background child when pi -p ends, recorded as stopped", () => {
 		const root = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "cli-bg-"));
 		const home = join(root, "home");
