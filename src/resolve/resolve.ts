@@ -277,10 +277,12 @@ export function resolve(input: ResolveInput): ResolveResult {
 		else if (nameKey(raw) === "none") personaRequest = { layer: "request", state: "named", value: null, source: "request" };
 		else personaRequest = { layer: "request", state: "named", value: raw.trim(), source: "request" };
 	}
-	const personaTrace = pickIn(ORDER.persona, {
-		request: personaRequest,
-		definition: loadedSlot("definition", definition.keys.persona, definition.invalid.persona),
-	});
+	// A definition's `none` is an explicit "no persona" too (it drops a lower scope's persona).
+	const definitionPersona = loadedSlot("definition", definition.keys.persona, definition.invalid.persona);
+	if (definitionPersona.state === "named" && typeof definitionPersona.value === "string" && nameKey(definitionPersona.value) === "none") {
+		definitionPersona.value = null;
+	}
+	const personaTrace = pickIn(ORDER.persona, { request: personaRequest, definition: definitionPersona });
 	let persona: Entry<"persona"> | null = null;
 	let personaError: string | null = null;
 	let personaInstructions: string | null = null;

@@ -226,6 +226,14 @@ describe("persona", () => {
 		expect(result.trace.persona?.candidates).toEqual([{ layer: "definition", value: "reviewer", source: ".pi/agents/critic.md:2", outcome: "overridden" }]);
 	});
 
+	it('lets a definition say persona "none": no persona, not a persona named none (a higher scope drops a lower one\'s)', () => {
+		const plain = entry("definition", { name: "critic", keys: { persona: "None" }, body: "Critique." });
+		const result = resolve(input({ type: "critic", loaded: loaded({ definitions: [plain], personas: [reviewer] }) }));
+		expect(result.refused).toBeNull();
+		expect(result.config).toMatchObject({ persona: null, personaInstructions: null, personaError: null });
+		expect(result.trace.persona).toMatchObject({ value: null, layer: "definition", source: ".pi/agents/critic.md:2" });
+	});
+
 	it("fails closed when the persona is not found, and still computes the rest", () => {
 		const result = resolve(input({ request: { persona: "ghost", model: "test/model-a" } }));
 		expect(result.refused?.code).toBe("persona-error");
