@@ -118,6 +118,27 @@ describe("the parent-facing tools", () => {
 		expect(usage).toHaveLength(1);
 	});
 
+	it("timeout: 0 answers at once with progress instead of waiting for the end", async () => {
+		parent = await createParent({
+			script: (turn) => {
+				if (turn.agent === "general-purpose") {
+					if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("bash", { command: "sleep 2" })], { stopReason: "toolUse" });
+					return fauxAssistantMessage("slept");
+				}
+				if (turn.last?.role === "toolResult") return fauxAssistantMessage("ok");
+				if (turn.lastText === "start") return fauxAssistantMessage([fauxToolCall("subagent", { prompt: "work", description: "long work", run_in_background: true })], { stopReason: "toolUse" });
+				const id = String(parent?.events.find((e) => e.name === "cadre:created")?.payload.id);
+				return fauxAssistantMessage([fauxToolCall("get_subagent_result", { agent_id: id, wait: true, timeout: 0 })], { stopReason: "toolUse" });
+			},
+		});
+		await parent.session.prompt("start");
+		await until(() => parent?.service().list()[0]?.toolUses === 1, "the child's bash call");
+		await parent.session.prompt("poll");
+		const [poll] = toolResults(parent.session, "get_subagent_result");
+		expect(poll?.text).toMatch(/is still running/);
+		await parent.service().stop(String(parent.service().list()[0]?.id));
+	});
+
 	it("lifecycle payloads are copies, not live records", async () => {
 		parent = await createParent({
 			script: (turn) => {

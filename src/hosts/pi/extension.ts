@@ -355,7 +355,8 @@ export default function cadre(pi: ExtensionAPI): void {
 		async execute(_toolCallId, params, signal, _onUpdate, ctx) {
 			const s = ensure(ctx);
 			const ids = Array.isArray(params.agent_id) ? params.agent_id : [params.agent_id];
-			const timeoutMs = typeof params.timeout === "number" && params.timeout > 0 ? params.timeout * 1000 : null;
+			// `timeout: 0` polls (answers at once); no timeout waits until the end.
+			const timeoutMs = typeof params.timeout === "number" && params.timeout >= 0 ? params.timeout * 1000 : null;
 			const answers = await Promise.all(
 				ids.map(async (id): Promise<{ text: string; result: RunResult | null }> => {
 					const run = s.registry.get(id);
