@@ -92,6 +92,8 @@ describe("cadre explain --json", () => {
 		['{"resume": "abc"}', "resume"],
 		["[1, 2]", "JSON object"],
 		["{not json", "not valid JSON"],
+		['{"modle": "test/model-b"}', "did you mean model?"],
+		['{"maxTurns": 3}', "did you mean max_turns?"],
 	])("treats --request %s as a usage error", async (request, message) => {
 		const { code, err } = await cadre(tree(), ["explain", "general-purpose", "--request", request, "--json"]);
 		expect(code).toBe(2);

@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { normalizeThinking } from "../../core/values.ts";
 import { loadAll } from "../../files/load.ts";
+import { suggestKey } from "../../files/suggest.ts";
 import { findGitRoot } from "../../files/discovery.ts";
 import { builtinToolNames, DEFAULT_PARENT_TOOLS } from "../../resolve/tools.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
@@ -36,6 +37,9 @@ export function parseToolList(list: string): string[] {
 		.filter((name) => name !== "");
 }
 
+/** The `subagent` tool's parameters `--request` may hold (TYPE is positional; resume is not a new spawn). */
+const REQUEST_KEYS = ["prompt", "description", "model", "thinking", "capability", "persona", "isolation", "cwd", "max_turns", "run_in_background", "inherit_context"];
+
 /** `--max-turns 5` → 5; anything else stays a string so the resolver refuses it with the valid values. */
 function turns(raw: string): number | string {
 	return /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
@@ -57,6 +61,12 @@ export function parseRequestFlags(opts: RequestFlagOptions): SpawnRequest {
 		request = { ...(parsed as Record<string, unknown>) };
 		if ("subagent_type" in request) throw new UsageError("--request must not contain subagent_type: TYPE is the positional argument");
 		if ("resume" in request) throw new UsageError("--request must not contain resume: explain and prompt resolve new spawns only");
+		for (const key of Object.keys(request)) {
+			if (REQUEST_KEYS.includes(key)) continue;
+			const suggestion = suggestKey(key, REQUEST_KEYS, "snake");
+			const mean = suggestion ? `did you mean ${suggestion.key}? ` : "";
+			throw new UsageError(`--request has an unknown key ${key}: ${mean}(the subagent tool's parameters: ${REQUEST_KEYS.join(", ")})`);
+		}
 	}
 	const flags: [keyof SpawnRequest, unknown][] = [
 		["persona", opts.persona],
