@@ -33,14 +33,14 @@ function tree(files: Record<string, string> = {}): string {
 	return root;
 }
 
-async function cadre(root: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
+async function cadre(root: string, args: string[], tty: { isTty: boolean; env?: NodeJS.ProcessEnv } = { isTty: false }): Promise<{ code: number; out: string; err: string }> {
 	let out = "";
 	let err = "";
 	const io: CliIo = {
 		out: (text) => void (out += text),
 		err: (text) => void (err += text),
-		isTty: false,
-		env: { ...process.env, PI_CODING_AGENT_DIR: join(root, "agent"), HOME: join(root, "home") },
+		isTty: tty.isTty,
+		env: { ...process.env, NO_COLOR: undefined, ...tty.env, PI_CODING_AGENT_DIR: join(root, "agent"), HOME: join(root, "home") },
 		cwd: join(root, "project"),
 	};
 	const code = await main(args, io);
@@ -156,5 +156,16 @@ describe("cadre explain (human)", () => {
 		expect(code).toBe(1);
 		expect(out.split("\n")[0]).toMatch(/^general-purpose: refused: persona-error — persona "ghost"/);
 		expect(out).toMatch(/personaError\s+persona "ghost"/);
+	});
+});
+
+describe("colour", () => {
+	it.each(["explain", "prompt"])("%s colours only on a terminal, and never with NO_COLOR (like list and check)", async (command) => {
+		const args = [command, "general-purpose", "--persona", "ghost", "--parent-model", "test/model-a"];
+		const tty = await cadre(tree(), args, { isTty: true });
+		expect(tty.out).toContain("\x1b[");
+		const noColor = await cadre(tree(), args, { isTty: true, env: { NO_COLOR: "1" } });
+		expect(noColor.code).toBe(1);
+		expect(noColor.out).not.toContain("\x1b[");
 	});
 });

@@ -5,12 +5,13 @@
  */
 import { explain, renderExplain } from "../../resolve/explain.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
+import { useColor } from "./list-command.ts";
 import type { RequestFlagOptions } from "./main.ts";
 import { buildCliResolveInput } from "./request-context.ts";
 
 export async function runExplain(type: string, opts: RequestFlagOptions, io: CliIo): Promise<number> {
 	const input = await buildCliResolveInput(type, opts, io);
 	const output = explain(input);
-	io.out(opts.json ? `${JSON.stringify(output, null, 2)}\n` : renderExplain(output, io.isTty));
+	io.out(opts.json ? `${JSON.stringify(output, null, 2)}\n` : renderExplain(output, useColor(io)));
 	return output.refused ? EXIT_FAILED : EXIT_OK;
 }

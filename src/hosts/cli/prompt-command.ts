@@ -25,6 +25,7 @@ import { builtinToolGuidance } from "../../runtime/pi-sdk.ts";
 import { worktreeRepoDir } from "../../runtime/worktree.ts";
 import { worktreeFeasibility } from "../../resolve/explain.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
+import { useColor } from "./list-command.ts";
 import type { RequestFlagOptions } from "./main.ts";
 import { buildCliResolveInput, cliDirs } from "./request-context.ts";
 
@@ -152,6 +153,6 @@ export async function runPrompt(type: string, opts: PromptCommandOptions, io: Cl
 	const input = await buildCliResolveInput(type, opts, io);
 	const parent: ParentPrompt = opts.parentPrompt === undefined ? { kind: "none" } : readParentPrompt(opts.parentPrompt, io, input.loaded.projectDir);
 	const output = buildPrompt(input, parent, io);
-	io.out(opts.json ? `${JSON.stringify(output, null, 2)}\n` : renderPrompt(output, type, io.isTty));
+	io.out(opts.json ? `${JSON.stringify(output, null, 2)}\n` : renderPrompt(output, type, useColor(io)));
 	return output.refused ? EXIT_FAILED : EXIT_OK;
 }
