@@ -47,6 +47,8 @@ describe("foreground spawn", () => {
 		const childSystem = parent.requests.find((turn) => turn.agent === "explore")?.system ?? "";
 		expect(childSystem).toContain('<active_agent name="explore"/>');
 		expect(childSystem).not.toContain("subagent");
+		// The child's own tool guidance: pi's snippet for each of its tools, also those the parent lacks.
+		for (const tool of ["read", "grep", "find", "ls"]) expect(childSystem).toMatch(new RegExp(`\\n- ${tool}: \\S`));
 		expect(parent.events.map((e) => e.name)).toEqual(["cadre:created", "cadre:started", "cadre:completed"]);
 		// The child's usage is counted in the parent's session totals (the tool result reports it to pi).
 		const childUsage = (result?.details as { usage: { input: number; output: number; cacheRead: number; cacheWrite: number } }).usage;
@@ -56,5 +58,13 @@ describe("foreground spawn", () => {
 			.filter((m) => m.role === "assistant")
 			.reduce((sum, m) => sum + total((m as unknown as { usage: { input: number; output: number; cacheRead: number; cacheWrite: number } }).usage), 0);
 		expect(total(parent.session.getSessionStats().tokens)).toBe(own + total(childUsage));
+	});
+
+	it("a child spawned through the service before the parent's first prompt still gets pi's guidance for its tools", async () => {
+		parent = await createParent({ script: () => fauxAssistantMessage("seen") });
+		const { done } = await parent.service().spawn({ prompt: "look", description: "look around", subagent_type: "explore" });
+		expect((await done).status).toBe("completed");
+		const childSystem = parent.requests.find((turn) => turn.agent === "explore")?.system ?? "";
+		for (const tool of ["read", "grep", "find", "ls"]) expect(childSystem).toMatch(new RegExp(`\\n- ${tool}: \\S`));
 	});
 });

@@ -12,6 +12,7 @@ import type { ParentPrompt } from "../../prompt/types.ts";
 import { builtinToolNames } from "../../resolve/tools.ts";
 import type { SpawnRequest, StoredRun } from "../../resolve/types.ts";
 import {
+	builtinToolGuidance,
 	type ChildExtensionSet,
 	checkPiVersion,
 	createChildSession,
@@ -221,6 +222,9 @@ export default function cadre(pi: ExtensionAPI): void {
 			.filter((tool) => !builtins.includes(tool.name) && !SPAWN_TOOLS.has(tool.name) && !excluded.has(tool.sourceInfo.path))
 			.map((tool) => tool.name)
 			.sort();
+		// Before the parent's first prompt (a service spawn) pi has handed no prompt options yet:
+		// pi's own guidance for its built-in tools stands in.
+		const guidance = options ? { snippets: options.toolSnippets ?? {}, guidelines: options.toolGuidelines ?? {} } : builtinToolGuidance(ctx.cwd);
 		const prompt: ParentPrompt = options
 			? { kind: "options", options: parentPromptOptionsFromPi(options, piDocPaths()) }
 			: { kind: "text", text: ctx.getSystemPrompt(), source: "pi" };
@@ -238,8 +242,8 @@ export default function cadre(pi: ExtensionAPI): void {
 				repoRoot: repoRootOf(ctx.cwd),
 			},
 			prompt,
-			toolSnippets: { ...(options?.toolSnippets ?? {}) },
-			toolGuidelines: Object.fromEntries(Object.entries(options?.toolGuidelines ?? {}).map(([k, v]) => [k, [...v]])),
+			toolSnippets: { ...guidance.snippets },
+			toolGuidelines: Object.fromEntries(Object.entries(guidance.guidelines).map(([k, v]) => [k, [...v]])),
 			conversation: () => conversationText(ctx),
 		};
 	};
