@@ -36,6 +36,8 @@ export interface CadreWorktreeEntry {
 	worktreePath: string | null;
 	/** Whether that directory exists (false: git's record is stale and `clean` prunes it). */
 	worktreeExists: boolean;
+	/** Whether the worktree is locked: a run is using it (cadre locks it while the run lasts). */
+	locked: boolean;
 	/** Paths in the worktree not committed to the branch (tracked changes and untracked files). */
 	uncommitted: string[];
 	/** Ignored files and directories in the worktree. */
@@ -92,6 +94,7 @@ export async function listCadreWorktrees(cwd: string): Promise<WorktreeListing |
 				applied: false,
 				worktreePath: null,
 				worktreeExists: false,
+				locked: false,
 				uncommitted: [],
 				ignored: [],
 				state: "unapplied",
@@ -111,6 +114,7 @@ export async function listCadreWorktrees(cwd: string): Promise<WorktreeListing |
 		const found = entry(record.branch.slice("refs/heads/cadre/".length));
 		found.worktreePath = record.path;
 		found.worktreeExists = existsSync(join(record.path, ".git"));
+		found.locked = record.locked;
 		if (found.worktreeExists) kept.push([found, record]);
 	}
 	await Promise.all(
@@ -354,8 +358,8 @@ export interface CleanResult {
 }
 
 /**
- * Removes cadre worktrees with nothing left to keep (no uncommitted, untracked or ignored files —
- * their work is on the branch), prunes git's stale worktree records, and deletes `cadre/*` branches
+ * Removes cadre worktrees with nothing left to keep (not locked by a running run, no uncommitted,
+ * untracked or ignored files — their work is on the branch), prunes git's stale worktree records, and deletes `cadre/*` branches
  * that are already applied and have no worktree. Unapplied branches are never deleted.
  */
 export async function cleanCadreWorktrees(cwd: string): Promise<CleanResult | AdminFailure> {
@@ -370,7 +374,13 @@ export async function cleanCadreWorktrees(cwd: string): Promise<CleanResult | Ad
 		let hasWorktree = entry.worktreePath !== null && entry.worktreeExists;
 		if (hasWorktree && entry.worktreePath) {
 			const path = entry.worktreePath;
-			if (entry.uncommitted.length > 0 || entry.ignored.length > 0) {
+			if (entry.locked) {
+				outcome.kept.push({
+					id: entry.id,
+					path,
+					reason: `locked: a run is still using it (if none is, \`git worktree unlock ${path}\` and clean again)`,
+				});
+			} else if (entry.uncommitted.length > 0 || entry.ignored.length > 0) {
 				const reasons: string[] = [];
 				if (entry.uncommitted.length > 0) reasons.push(`uncommitted changes: ${entry.uncommitted.join(", ")}`);
 				if (entry.ignored.length > 0) reasons.push(`ignored files: ${entry.ignored.join(", ")}`);

@@ -6,6 +6,10 @@
 import type { ApplyResult, CadreWorktreeEntry, CleanResult, WorktreeListing } from "./worktree-admin.ts";
 
 function describeState(entry: CadreWorktreeEntry): string {
+	return entry.locked ? `${stateWord(entry)}, in use` : stateWord(entry);
+}
+
+function stateWord(entry: CadreWorktreeEntry): string {
 	switch (entry.state) {
 		case "applied":
 			return "applied";

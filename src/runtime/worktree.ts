@@ -341,9 +341,11 @@ interface AddPlan {
 
 async function addWorktree(facts: RepoFacts, options: CreateWorktreeOptions, plan: AddPlan): Promise<IsolationOutcome> {
 	const branchName = `cadre/${options.runId}`;
+	// Locked while the run lasts, so `cadre worktrees clean` (or git's prune) never removes it from
+	// under a running child; `finishWorktree` unlocks it.
 	const addArgs = plan.newBranch
-		? ["worktree", "add", "--quiet", "-b", branchName, plan.path, plan.startPoint]
-		: ["worktree", "add", "--quiet", plan.path, branchName];
+		? ["worktree", "add", "--quiet", "--lock", "-b", branchName, plan.path, plan.startPoint]
+		: ["worktree", "add", "--quiet", "--lock", plan.path, branchName];
 	let added: GitResult;
 	let status: GitResult;
 	try {
@@ -420,7 +422,11 @@ export async function reopenWorktree(options: ReopenWorktreeOptions): Promise<Is
 	const list = await worktreeRecords(facts.root);
 	const record = list.find((w) => w.branch === `refs/heads/${branchName}`);
 	if (record && existsSync(join(record.path, ".git"))) {
-		const status = await runGit(FINGERPRINT_STATUS_ARGS, { cwd: facts.root });
+		// locked again for the resumed run (fails harmlessly when it still is)
+		const [status] = await Promise.all([
+			runGit(FINGERPRINT_STATUS_ARGS, { cwd: facts.root }),
+			runGit(["worktree", "lock", record.path], { cwd: facts.root }),
+		]);
 		const parsed = parseStatus(status.code === 0 ? status.stdout : "");
 		const dirty = dirtyPaths(parsed.entries);
 		const notices = [`Resumed in the existing worktree ${record.path}.`];
@@ -446,7 +452,11 @@ export async function reopenWorktree(options: ReopenWorktreeOptions): Promise<Is
 			},
 		};
 	}
-	if (record) await runGit(["worktree", "prune"], { cwd: facts.root });
+	if (record) {
+		// a locked record whose directory is gone is never pruned: unlock it first
+		await runGit(["worktree", "unlock", record.path], { cwd: facts.root });
+		await runGit(["worktree", "prune"], { cwd: facts.root });
+	}
 	const path =
 		options.previous?.worktreePath ??
 		join(worktreeRepoDir(facts.root, options.agentDir, options.settings.baseDir, options.homeDir), options.runId);
@@ -618,11 +628,16 @@ export async function finishWorktree(handle: WorktreeHandle, info: FinishInfo): 
 			const tip = readRef({ gitDir: handle.commonDir, commonDir: handle.commonDir }, `refs/heads/${handle.branch}`);
 			report.commit = tip && tip !== handle.base ? tip : null;
 			report.changed = report.commit !== null;
+			await runGit(["worktree", "unlock", wt], { cwd: handle.repoRoot });
 			await runGit(["worktree", "prune"], { cwd: handle.repoRoot });
 			report.summary = summarize(handle, report);
 			return report;
 		}
-		const status = await runGit([...FINGERPRINT_STATUS_ARGS, "--ignored=matching"], { cwd: wt });
+		// the run is over: unlock (fails harmlessly when it is not locked)
+		const [status] = await Promise.all([
+			runGit([...FINGERPRINT_STATUS_ARGS, "--ignored=matching"], { cwd: wt }),
+			runGit(["worktree", "unlock", wt], { cwd: handle.repoRoot }),
+		]);
 		if (status.code !== 0) throw new Error(`git status failed in ${wt}: ${firstLine(status.stderr)}`);
 		const parsed = parseStatus(status.stdout);
 		report.ignoredFiles = parsed.entries.filter((e) => e.kind === "!").map((e) => e.path);

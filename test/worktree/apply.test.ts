@@ -134,6 +134,23 @@ describe("applyCadreWorktree", () => {
 });
 
 describe("listCadreWorktrees and cleanCadreWorktrees", () => {
+	it("never removes the worktree of a run still in progress", async () => {
+		const repo = makeRepo({ "a.txt": "one\n" });
+		const outcome = await createWorktree({ runId: "busy", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback });
+		if (outcome.kind !== "worktree") throw new Error(outcome.kind);
+		const cleaned = await cleanCadreWorktrees(repo.root);
+		if (!cleaned.ok) throw new Error(cleaned.message);
+		expect(cleaned.removed).toEqual([]);
+		expect(cleaned.kept.map((k) => k.id)).toEqual(["busy"]);
+		expect(existsSync(join(outcome.handle.worktreePath, "a.txt"))).toBe(true);
+		// the child writes after the clean; finishing commits it and removes the worktree as usual
+		writeAt(join(outcome.handle.worktreePath, "a.txt"), "child\n");
+		const report = await finishWorktree(outcome.handle, { type: "worker", description: "busy run", status: "completed" });
+		expect(report.error).toBeNull();
+		expect(report.kept).toBe(false);
+		expect(git(repo.root, "show", "cadre/busy:a.txt")).toBe("child");
+	});
+
 	it("lists branches and kept worktrees with their state, and cleans only what has nothing left to keep", async () => {
 		const repo = makeRepo({ ".gitignore": "*.log\n", "a.txt": "one\n" });
 		await childRun(repo, "done", { "a.txt": "applied work\n" });

@@ -283,6 +283,16 @@ describe("finishWorktree", () => {
 		expect(divergedReport.keptBecause).toMatch(/not on cadre\/div/);
 	});
 
+	it("says so and prunes git's record when the worktree's directory vanished during the run", async () => {
+		const repo = makeRepo({ "a.txt": "one\n" });
+		const handle = handleOf(await createWorktree({ runId: "gone", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback }));
+		rmSync(handle.worktreePath, { recursive: true, force: true });
+		const report = await finishWorktree(handle, info);
+		expect(report.kept).toBe(false);
+		expect(report.error).toMatch(/no longer exists/);
+		expect(git(repo.root, "worktree", "list", "--porcelain")).not.toContain(handle.worktreePath);
+	});
+
 	it("keeps the worktree and names the problem when the commit cannot be made", async () => {
 		const repo = makeRepo({ "a.txt": "one\n" });
 		const handle = handleOf(await createWorktree({ runId: "lock", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback }));
