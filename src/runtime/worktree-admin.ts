@@ -231,7 +231,16 @@ export async function applyCadreWorktree(options: ApplyOptions): Promise<ApplyRe
 			hint: "Finish or abort it (git status shows how), then apply again.",
 		});
 	}
-	const ancestor = await runGit(["merge-base", "--is-ancestor", tip, head], { cwd: root });
+	const [ancestor, records] = await Promise.all([
+		runGit(["merge-base", "--is-ancestor", tip, head], { cwd: root }),
+		worktreeRecords(root),
+	]);
+	const running = records.find((r) => r.branch === `refs/heads/${branch}` && r.locked);
+	if (running) {
+		return result("refused", `The run ${options.id} is still in progress in ${running.path}; ${branch} does not hold its work yet.`, {
+			hint: `Wait until it ends (its work is committed then), then run \`cadre worktrees apply ${options.id}\`.`,
+		});
+	}
 	if (ancestor.code === 0) {
 		return result("already-applied", `${branch} is already contained in ${current ?? "HEAD"}; nothing to apply.`, {
 			commit: head,

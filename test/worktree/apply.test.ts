@@ -106,6 +106,20 @@ describe("applyCadreWorktree", () => {
 		expect(missing.message).toContain("cadre/nope");
 	});
 
+	it("refuses to apply the branch of a run still in progress", async () => {
+		const repo = makeRepo({ "a.txt": "one\n" });
+		const outcome = await createWorktree({ runId: "running", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback });
+		if (outcome.kind !== "worktree") throw new Error(outcome.kind);
+		writeAt(join(outcome.handle.worktreePath, "a.txt"), "half done\n");
+		const early = await applyCadreWorktree({ cwd: repo.root, id: "running" });
+		expect(early.outcome).toBe("refused");
+		expect(early.message).toMatch(/still running|in progress/);
+		await finishWorktree(outcome.handle, { type: "worker", description: "run running", status: "completed" });
+		const applied = await applyCadreWorktree({ cwd: repo.root, id: "running" });
+		expect(applied.outcome).toBe("applied");
+		expect(repo.read("a.txt")).toBe("half done\n");
+	});
+
 	it("refuses an id that is not a run id instead of applying a branch outside cadre/", async () => {
 		const repo = makeRepo({ "a.txt": "one\n" });
 		git(repo.root, "checkout", "-q", "-b", "feature");
