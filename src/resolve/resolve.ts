@@ -477,7 +477,9 @@ export function resolve(input: ResolveInput): ResolveResult {
 				reject("cannot be combined with request isolation \"worktree\": the child's cwd is inside its own worktree", "drop cwd, or drop isolation: worktree");
 			} else if (!reader.isDirectory(absolute)) {
 				reject(`is not an existing directory (resolved to ${absolute})`, "name an existing directory, relative to the parent's cwd");
-			} else if (isolation === "worktree" && parent.repoRoot !== undefined && (parent.repoRoot === null || !inside(absolute, parent.repoRoot))) {
+			} else if (isolation === "worktree" && typeof parent.repoRoot === "string" && !inside(absolute, parent.repoRoot)) {
+				// No repository at all is the worktree feasibility check's to report (a warning in
+				// explain; the spawn fails closed), not a bad request.
 				reject(`(${absolute}) is outside the git repository, so it has no place in a worktree (isolation "worktree" from ${isolationTrace.layer})`, "name a directory inside the repository, or request isolation: none");
 			} else {
 				cwdTrace = derived(displayPath(absolute, loaded.projectDir), "request", "request");

@@ -44,7 +44,7 @@ export interface ParentFacts {
 	/**
 	 * The git repository root of the parent's cwd, when the host knows it (null: not a repository).
 	 * Used only to refuse a request `cwd` outside the repository under worktree isolation; when
-	 * undefined that check is skipped.
+	 * undefined or null that check is skipped (no repository is the worktree feasibility check's).
 	 */
 	repoRoot?: string | null;
 }

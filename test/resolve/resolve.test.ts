@@ -381,6 +381,13 @@ describe("cwd", () => {
 		expect(outside.refused?.code).toBe("bad-request");
 		expect(outside.refused?.message).toContain("outside the git repository");
 	});
+
+	it("leaves a parent outside any repository to the worktree feasibility check, not a bad-request", () => {
+		const role = entry("role", { name: "general-purpose", keys: { isolation: "worktree" } });
+		const result = resolve(input({ request: { cwd: "src" }, loaded: loaded({ roles: [role] }), parent: parent({ repoRoot: null }) }));
+		expect(result.refused).toBeNull();
+		expect(result.config).toMatchObject({ cwd: "src", isolation: "worktree" });
+	});
 });
 
 describe("diagnostics order", () => {
