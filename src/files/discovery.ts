@@ -10,7 +10,7 @@ import type { EntryKind } from "./types.ts";
 /** `$PI_CODING_AGENT_DIR` if set, else `<home>/.pi/agent` (pi's own convention). */
 export function agentDirFrom(env: NodeJS.ProcessEnv, homeDir: string): string {
 	const fromEnv = env.PI_CODING_AGENT_DIR?.trim();
-	if (fromEnv) return resolve(fromEnv.startsWith("~/") ? join(homeDir, fromEnv.slice(2)) : fromEnv);
+	if (fromEnv) return resolve(fromEnv === "~" ? homeDir : fromEnv.startsWith("~/") ? join(homeDir, fromEnv.slice(2)) : fromEnv);
 	return join(homeDir, ".pi", "agent");
 }
 

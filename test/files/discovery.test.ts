@@ -19,6 +19,7 @@ describe("agentDirFrom", () => {
 	it("uses PI_CODING_AGENT_DIR when set, else <home>/.pi/agent", () => {
 		expect(agentDirFrom({ PI_CODING_AGENT_DIR: "/x/agent" }, "/home/u")).toBe("/x/agent");
 		expect(agentDirFrom({ PI_CODING_AGENT_DIR: "~/pi" }, "/home/u")).toBe("/home/u/pi");
+		expect(agentDirFrom({ PI_CODING_AGENT_DIR: "~" }, "/home/u")).toBe("/home/u");
 		expect(agentDirFrom({}, "/home/u")).toBe("/home/u/.pi/agent");
 		expect(agentDirFrom({ PI_CODING_AGENT_DIR: "" }, "/home/u")).toBe("/home/u/.pi/agent");
 	});
