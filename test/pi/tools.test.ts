@@ -59,6 +59,29 @@ describe("the parent-facing tools", () => {
 		expect(description).toContain("- reviewer: Careful reviewer (expects diff: file; produces report: text)");
 	});
 
+	it("the description shows the model and capability the files give a type, in resolution order (role > pin > definition)", async () => {
+		let description = "";
+		parent = await createParent({
+			agentFiles: {
+				"agents/scout.md": "---\ndescription: Scouts\ntools: [read, grep]\nmodel: faux/child-model\n---\nScout.\n",
+				"agents/fixer.md": "---\ndescription: Fixes\ntools: [read, edit]\nmodel: faux/child-model\n---\nFix.\n",
+				"roles/fixer.md": "---\ncapability: read-only\nmodel: faux/role-model\n---\nBe careful.\n",
+			},
+			subagentSettings: { models: { scout: "faux/pinned-model" } },
+			extensionFactories: [
+				(pi) => {
+					pi.on("before_agent_start", () => {
+						description = pi.getAllTools().find((tool) => tool.name === "subagent")?.description ?? "";
+					});
+				},
+			],
+			script: () => fauxAssistantMessage("ok"),
+		});
+		await parent.session.prompt("hi");
+		expect(description).toContain("- scout: Scouts (read, grep; model faux/pinned-model)");
+		expect(description).toContain("- fixer: Fixes (read, edit; read-only; model faux/role-model)");
+	});
+
 	it("re-reads the definitions at a spawn and refreshes the description within the same prompt", async () => {
 		const descriptions: string[] = [];
 		parent = await createParent({

@@ -5,7 +5,8 @@
  */
 import { Type } from "typebox";
 import type { Entry, LoadResult } from "../../files/types.ts";
-import { enabledTypes } from "../../resolve/resolve.ts";
+import { enabledTypes, resolve } from "../../resolve/resolve.ts";
+import type { ModelCatalog, SpawnReader } from "../../resolve/types.ts";
 
 export const SUBAGENT_TOOL = "subagent";
 export const RESULT_TOOL = "get_subagent_result";
@@ -50,14 +51,42 @@ function oneLine(text: string | undefined, max = 90): string {
 	return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+/** Every model name counts as known and no file is read: the description shows what files name. */
+const AS_WRITTEN: ModelCatalog = { lookup: (name) => ({ ok: true, id: name }), clampThinking: (_id, level) => level };
+const NO_READS: SpawnReader = { read: () => ({ ok: true, text: "" }), isDirectory: () => false };
+
+/**
+ * The model and capability mode the files give a type, through the resolver (its one precedence:
+ * role > persona > pin > definition), for a request that names nothing. The model only when a
+ * file or pin names one (not inherited from the parent).
+ */
+function fromFiles(loaded: LoadResult, name: string): { model: string | null; capability: string | null } {
+	let result: ReturnType<typeof resolve>;
+	try {
+		result = resolve({
+			request: {},
+			type: name,
+			loaded,
+			parent: { cwd: loaded.projectDir ?? "/", model: null, thinking: "off", activeTools: [], toolUniverse: [] },
+			models: AS_WRITTEN,
+			reader: NO_READS,
+			toolKinds: loaded.settings.toolKinds,
+		});
+	} catch {
+		return { model: null, capability: null };
+	}
+	const model = result.trace.model;
+	const named = model && model.layer !== "parent" && model.layer !== "default" && typeof model.value === "string";
+	return { model: named ? (model.value as string) : null, capability: result.config?.capabilityMode ?? null };
+}
+
 /**
  * `read, grep, find, ls` / `parent's tools` (unset: the parent's active tools) / `all tools` /
  * `no tools`, plus the capability mode when set.
  */
-function toolsShort(entry: Entry<"definition">): string {
+function toolsShort(entry: Entry<"definition">, capability: string | null): string {
 	const tools = entry.keys.tools?.value;
 	const list = tools === undefined ? "parent's tools" : tools === "all" ? "all tools" : tools === "none" ? "no tools" : tools.join(", ");
-	const capability = entry.keys.capability?.value;
 	return capability && capability !== "all" ? `${list}; ${capability}` : list;
 }
 
@@ -73,8 +102,8 @@ export function subagentDescription(loaded: LoadResult | null): string {
 		if (types.length > 0) {
 			lines.push("Types:");
 			for (const entry of types) {
-				const model = entry.keys.model?.value ?? loaded.settings.models[entry.name.toLowerCase()]?.value;
-				lines.push(`- ${entry.name}: ${oneLine(entry.keys.description?.value)} (${toolsShort(entry)}${model ? `; model ${model}` : ""})`);
+				const { model, capability } = fromFiles(loaded, entry.name);
+				lines.push(`- ${entry.name}: ${oneLine(entry.keys.description?.value)} (${toolsShort(entry, capability)}${model ? `; model ${model}` : ""})`);
 			}
 		}
 		const personas = [...loaded.personas.values()];
