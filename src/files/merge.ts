@@ -26,7 +26,7 @@ export function mergeLayers<K extends EntryKind>(layers: EntryLayer<K>[]): Entry
 		}
 	}
 	const body = layers.find((layer) => layer.body !== null)?.body ?? null;
-	return {
+	const merged: Entry<K> = {
 		kind: top.kind,
 		name: top.name,
 		scope: top.scope,
@@ -36,4 +36,6 @@ export function mergeLayers<K extends EntryKind>(layers: EntryLayer<K>[]): Entry
 		invalid: invalid as Entry<K>["invalid"],
 		layers,
 	};
+	if (top.origin !== undefined) merged.origin = top.origin;
+	return merged;
 }

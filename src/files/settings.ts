@@ -299,6 +299,7 @@ function inline<K extends "role" | "persona">(
 			name: entry.key,
 			scope,
 			path: `settings:${file}`,
+			origin: `settings:${file}:${entry.keyPos.line}`,
 			body: result.text,
 			keys: result.keys,
 			invalid: result.invalid,

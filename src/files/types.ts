@@ -101,6 +101,11 @@ export interface EntryLayer<K extends EntryKind = EntryKind> {
 	scope: Scope;
 	/** Display path of the file (or `settings:<path>` for inline entries, `bundled` for built-ins). */
 	path: string;
+	/**
+	 * The trace source of the entry as a whole when `path` is not one: `settings:<path>:<line>` of an
+	 * inline entry's name. Absent for files and built-ins (their `path` is their source).
+	 */
+	origin?: string;
 	/** Trimmed body text, null when empty after trimming. */
 	body: Sourced<string> | null;
 	keys: { [P in keyof KeysOf[K]]?: Sourced<KeysOf[K][P]> };
@@ -116,6 +121,8 @@ export interface Entry<K extends EntryKind = EntryKind> {
 	/** Where the highest-priority layer came from. */
 	scope: Scope;
 	path: string;
+	/** The highest layer's `origin` (inline entries: `settings:<path>:<line>`). */
+	origin?: string;
 	/** The effective body (inherited from a lower layer when higher ones are empty). */
 	body: Sourced<string> | null;
 	keys: { [P in keyof KeysOf[K]]?: Sourced<KeysOf[K][P]> };

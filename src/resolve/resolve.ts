@@ -488,9 +488,13 @@ export function resolve(input: ResolveInput): ResolveResult {
 	}
 
 	const personaName = persona ? persona.name : typeof personaTrace.value === "string" ? personaTrace.value : null;
+	// Derived role/persona fields point at the text's key, else at the entry (inline: its settings line).
+	const personaSource = persona ? (persona.origin ?? persona.path) : personaTrace.source;
+	const roleSource = role ? (role.origin ?? role.path) : "default";
 	const personaLayerTrace = (value: unknown): TraceEntry =>
-		value === null ? NOTHING : derived(value, "persona", persona ? (persona.body?.source ?? persona.path) : personaTrace.source);
-	const roleTrace = (value: unknown): TraceEntry => (value === null || !role ? NOTHING : derived(value, "role", role.body?.source ?? role.path));
+		value === null ? NOTHING : derived(value, "persona", persona ? (persona.body?.source ?? persona.keys.instructions_file?.source ?? personaSource) : personaSource);
+	const roleTrace = (value: unknown): TraceEntry =>
+		value === null || !role ? NOTHING : derived(value, "role", role.body?.source ?? role.keys.prompt_file?.source ?? roleSource);
 
 	const config: EffectiveConfig = {
 		model,
@@ -518,9 +522,9 @@ export function resolve(input: ResolveInput): ResolveResult {
 		persona: personaTrace,
 		personaInstructions: personaLayerTrace(personaInstructions),
 		rolePrompt: roleTrace(rolePrompt),
-		rolePromptWarning: rolePromptWarning === null || !role ? NOTHING : derived(rolePromptWarning, "role", role.keys.prompt_file?.source ?? role.path),
-		roleName: role ? derived(role.name, "role", role.path) : NOTHING,
-		personaError: personaError === null ? NOTHING : derived(personaError, "persona", persona ? (persona.keys.instructions_file?.source ?? persona.path) : personaTrace.source),
+		rolePromptWarning: rolePromptWarning === null || !role ? NOTHING : derived(rolePromptWarning, "role", role.keys.prompt_file?.source ?? roleSource),
+		roleName: role ? derived(role.name, "role", roleSource) : NOTHING,
+		personaError: personaError === null ? NOTHING : derived(personaError, "persona", persona ? (persona.keys.instructions_file?.source ?? personaSource) : personaSource),
 		isolation: isolationTrace,
 		tools: toolsTrace,
 		maxTurns: maxTurnsTrace,

@@ -169,3 +169,16 @@ describe("colour", () => {
 		expect(noColor.out).not.toContain("\x1b[");
 	});
 });
+
+describe("sources of inline settings entries", () => {
+	it("gives derived role and persona fields settings:<path>:<line>, like every other settings value", async () => {
+		const settings = '{\n  "roles": {\n    "general-purpose": { "prompt_file": "role.md" }\n  },\n  "personas": {\n    "terse": { "instructions_file": "terse.md" }\n  }\n}\n';
+		const root = tree({ "project/.pi/subagents.json": settings, "project/role.md": "Role text.", "project/terse.md": "Be terse." });
+		const { code, out } = await cadre(root, ["explain", "general-purpose", "--persona", "terse", "--parent-model", "test/model-a", "--json"]);
+		expect(code).toBe(0);
+		const trace = JSON.parse(out).trace;
+		expect(trace.roleName).toMatchObject({ layer: "role", source: "settings:.pi/subagents.json:3" });
+		expect(trace.rolePrompt).toMatchObject({ value: "Role text.", layer: "role", source: "settings:.pi/subagents.json:3" });
+		expect(trace.personaInstructions).toMatchObject({ value: "Be terse.", layer: "persona", source: "settings:.pi/subagents.json:6" });
+	});
+});
