@@ -335,6 +335,10 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 			const misplaced = MISPLACED[kind][key];
 			if (misplaced) {
 				diagnostics.push(diag("error", ctx.file, field.keyPos, "unknown-key", `${key} is not a ${kind} key`, misplaced));
+			} else if (!ctx.textInKeys && key === TEXT_KEY[kind]) {
+				diagnostics.push(
+					diag("error", ctx.file, field.keyPos, "unknown-key", `${key} is not a key of a Markdown ${kind} file: its text is the body`, `write the text as the body, below the closing ---`),
+				);
 			} else if (removed) {
 				diagnostics.push(diag("warning", ctx.file, field.keyPos, "removed-key", `${key} has no effect: ${removed.why}`, removed.instead));
 			} else if (Object.hasOwn(FOREIGN, key)) {

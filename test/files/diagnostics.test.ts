@@ -49,6 +49,16 @@ describe("parse-error", () => {
 });
 
 describe("unknown-key", () => {
+	it.each([
+		["roles/r.md", "prompt"],
+		["personas/p.md", "instructions"],
+	])("tells a Markdown %s that %s is the body (ADR 0011)", (path, key) => {
+		const r = layout({ [`project/.pi/${path}`]: `---\n${key}: Hello\n---\n` }).load();
+		const d = r.diagnostics.find((x) => x.code === "unknown-key");
+		expect(d).toMatchObject({ line: 2, column: 1, severity: "error" });
+		expect(d?.hint).toContain("body");
+	});
+
 	it("suggests the nearest known key, positioned on the key", () => {
 		const r = layout({
 			"project/.pi/agents/typo.md": "---\ndescription: Typo\nmodel: a/b\n  \nmax_turn: 3\n---\nBody.\n",
