@@ -4,7 +4,18 @@
  * isolation report and the requested-vs-used block — plus the completion notification text and
  * the progress report of a timed-out wait.
  */
+import { type DiagnosticCode, formatDiagnostic } from "../core/diagnostics.ts";
 import type { RunRecord } from "./runs.ts";
+
+/** The resolution's own diagnostics (spec 02/04/05): what this spawn discarded or changed. */
+const RESOLUTION_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
+	"tool-unavailable",
+	"tool-dropped",
+	"model-unresolvable",
+	"thinking-clamped",
+	"request-ignored",
+	"worktree-unavailable",
+]);
 
 /** One request value next to the value the run used. */
 export interface RequestedVsUsed {
@@ -37,6 +48,12 @@ export interface RunResult {
 	persona: string | null;
 	tools: string[];
 	requestedVsUsed: RequestedVsUsed[];
+	/**
+	 * The resolution's warnings for this spawn (dropped or unavailable tools, clamped thinking,
+	 * ignored request values, …) as `file:line:col severity code message (hint)`; never the project's
+	 * unrelated load diagnostics.
+	 */
+	warnings: string[];
 }
 
 /** Request values and what was used, from the trace and the resolver's `ignored` list. */
@@ -86,6 +103,9 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		persona: run.config.persona,
 		tools: [...run.config.tools],
 		requestedVsUsed: requestedVsUsed(run),
+		warnings: run.diagnostics
+			.filter((d) => RESOLUTION_CODES.has(d.code))
+			.map(formatDiagnostic),
 	};
 }
 
@@ -126,6 +146,7 @@ export function formatResult(result: RunResult): string {
 		);
 	}
 	if (differing.length === 0 && result.requestedVsUsed.length === 0) lines.push("Requested vs used: nothing requested beyond the prompt.");
+	if (result.warnings.length > 0) lines.push("Warnings:", ...result.warnings.map((warning) => `- ${warning}`));
 	lines.push("", result.text ?? "(no final text)");
 	return lines.join("\n");
 }

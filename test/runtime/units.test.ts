@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createLimiter } from "../../src/runtime/limiter.ts";
 import { checkPiVersion, extensionExcluded } from "../../src/runtime/pi-sdk.ts";
-import { notificationText, requestedVsUsed, runResult } from "../../src/runtime/result.ts";
+import { formatResult, notificationText, requestedVsUsed, runResult } from "../../src/runtime/result.ts";
 import { newRunId, type RunRecord } from "../../src/runtime/runs.ts";
 
 function record(overrides: Partial<RunRecord> = {}): RunRecord {
@@ -134,6 +134,32 @@ describe("results", () => {
 		expect(rows).toContainEqual({ field: "reasoningEffort", requested: "high", used: "medium", note: "clamped for the model" });
 		expect(rows).toContainEqual({ field: "model", requested: "nope/x", used: "faux/m", note: "unresolvable" });
 		expect(rows.find((row) => row.field === "isolation")?.note).toContain("ignored");
+	});
+
+	it("carry the resolution's warnings (never silent), not the project's load diagnostics", () => {
+		const run = record({
+			diagnostics: [
+				{ severity: "warning", file: "agents/other.md", line: 3, column: 1, code: "unknown-key", message: "unknown key colour in another file" },
+				{
+					severity: "warning",
+					file: "agents/explore.md",
+					line: 4,
+					column: 8,
+					code: "tool-unavailable",
+					message: 'tools of "explore" names nosuchtool, not among the available tools; dropped',
+					hint: "check the name",
+				},
+				{ severity: "warning", file: null, line: null, column: null, code: "thinking-clamped", message: "thinking high is clamped to medium" },
+			],
+		});
+		const result = runResult(run, 1000);
+		expect(result.warnings).toHaveLength(2);
+		const text = formatResult(result);
+		expect(text).toContain("agents/explore.md:4:8 warning tool-unavailable");
+		expect(text).toContain("(check the name)");
+		expect(text).toContain("nosuchtool");
+		expect(text).toContain("thinking-clamped");
+		expect(text).not.toContain("colour");
 	});
 
 	it("keep the notification preview within 500 characters", () => {
