@@ -122,7 +122,7 @@ export interface RunRegistry {
 	steer(id: string, message: string): Promise<RunRecord>;
 	/** Wait for a run to be terminal; resolves null when `timeoutMs` passes first (never stops it). */
 	wait(id: string, timeoutMs: number | null, signal?: AbortSignal): Promise<RunRecord | null>;
-	/** Stop every queued and running run (parent session end). */
+	/** Stop every queued and running run (parent session end); later spawns are stopped at once. */
 	stopAll(): Promise<void>;
 	setMaxConcurrent(max: number): void;
 }
@@ -183,6 +183,8 @@ export function eventPayload(run: RunRecord): Record<string, unknown> {
 /** Create the run registry of one parent session. */
 export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 	const runs = new Map<string, Internal>();
+	/** The parent session ended (`stopAll`): a spawn that was still preparing is stopped at once. */
+	let closed = false;
 	const limiter = createLimiter(options.maxConcurrent);
 	const isolation = options.isolation ?? noIsolation;
 	const warning =
@@ -359,6 +361,11 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			};
 			runs.set(record.id, internal);
 			options.emit("cadre:created", eventPayload(record));
+			if (closed) {
+				internal.stopRequested = true;
+				await finish(internal, "stopped", "stopped: the parent session ended while the run was being prepared");
+				return { run: record, done };
+			}
 			const signal = spawnOptions.signal;
 			if (signal) {
 				const onAbort = () => {
@@ -422,6 +429,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			}
 		},
 		async stopAll() {
+			closed = true;
 			await Promise.all([...runs.keys()].map((id) => registry.stop(id)));
 		},
 		setMaxConcurrent: (max) => limiter.setMax(max),

@@ -61,4 +61,32 @@ describe("run registry", () => {
 		expect(final.state).toBe("stopped");
 		expect(events.filter((e) => e.name === "cadre:completed" || e.name === "cadre:failed")).toEqual([{ name: "cadre:failed", status: "stopped" }]);
 	});
+
+	it("a spawn still preparing its isolation when the parent session ends is stopped, and no child is created", async () => {
+		let releasePrepare: () => void = () => {};
+		let preparing: () => void = () => {};
+		const prepareStarted = new Promise<void>((resolve) => (preparing = resolve));
+		let created = 0;
+		const registry = createRunRegistry({
+			maxConcurrent: 1,
+			emit: () => {},
+			isolation: {
+				prepare: async () => {
+					preparing();
+					await new Promise<void>((resolve) => (releasePrepare = resolve));
+					return { cwd: null, report: null };
+				},
+				finish: async () => null,
+			},
+		});
+		const handle = child("never");
+		const spawning = registry.spawn({ ...plan(handle), createChild: async () => (created++, handle) }, { background: true });
+		await prepareStarted;
+		await registry.stopAll();
+		releasePrepare();
+		const { run, done } = await spawning;
+		expect((await done).state).toBe("stopped");
+		expect(run.state).toBe("stopped");
+		expect(created).toBe(0);
+	});
 });
