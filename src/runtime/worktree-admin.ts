@@ -375,6 +375,12 @@ export async function cleanCadreWorktrees(cwd: string): Promise<CleanResult | Ad
 	const repo = await openRepo(cwd);
 	if (!repo.ok) return repo;
 	const root = repo.facts.root;
+	// git never prunes a locked record; a cadre worktree whose directory is gone has nothing left to
+	// protect (its run lost it, or pi ended without unlocking), so unlock it first
+	const vanished = (await worktreeRecords(root)).filter(
+		(r) => r.locked && r.branch?.startsWith("refs/heads/cadre/") && !existsSync(join(r.path, ".git")),
+	);
+	await Promise.all(vanished.map((r) => runGit(["worktree", "unlock", r.path], { cwd: root })));
 	await runGit(["worktree", "prune"], { cwd: root });
 	const listing = await listCadreWorktrees(cwd);
 	if (!listing.ok) return listing;

@@ -3,7 +3,7 @@
  * tree exactly as before (with and without the merge-tree preflight), and refusals when uncommitted
  * parent changes could be lost. Listing and cleaning through the admin functions.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { takeFingerprint } from "../../src/runtime/escape-check.ts";
@@ -148,6 +148,19 @@ describe("applyCadreWorktree", () => {
 });
 
 describe("listCadreWorktrees and cleanCadreWorktrees", () => {
+	it("prunes the record of a vanished worktree even when its run left it locked (pi crashed)", async () => {
+		const repo = makeRepo({ "a.txt": "one\n" });
+		const outcome = await createWorktree({ runId: "crashed", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback });
+		if (outcome.kind !== "worktree") throw new Error(outcome.kind);
+		rmSync(outcome.handle.worktreePath, { recursive: true, force: true });
+		const listed = await listCadreWorktrees(repo.root);
+		if (!listed.ok) throw new Error(listed.message);
+		expect(listed.entries.map((e) => [e.id, e.state])).toEqual([["crashed", "stale"]]);
+		const cleaned = await cleanCadreWorktrees(repo.root);
+		if (!cleaned.ok) throw new Error(cleaned.message);
+		expect(git(repo.root, "worktree", "list", "--porcelain")).not.toContain(outcome.handle.worktreePath);
+	});
+
 	it("never removes the worktree of a run still in progress", async () => {
 		const repo = makeRepo({ "a.txt": "one\n" });
 		const outcome = await createWorktree({ runId: "busy", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback });
