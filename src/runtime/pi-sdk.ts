@@ -155,7 +155,7 @@ export function defaultThinkingLevel(agentDir: string, cwd: string = agentDir): 
 // parent's model runtime, the extension set children load, the call-time capability guard, and a
 // small handle the run lifecycle drives without touching pi types.
 
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -216,16 +216,39 @@ function realOrSelf(path: string): string {
 	}
 }
 
-/** Whether an extension path matches one `childExtensions.exclude` entry (path, file stem, package name). */
+/** The nearest directory above `path` holding a `package.json`, with the package's name. */
+function packageOf(path: string): { dir: string; name: string | null } | null {
+	for (let dir = dirname(path); ; dir = dirname(dir)) {
+		const manifest = join(dir, "package.json");
+		if (existsSync(manifest)) {
+			try {
+				const name = (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name;
+				return { dir, name: typeof name === "string" ? name : null };
+			} catch {
+				return { dir, name: null };
+			}
+		}
+		if (dirname(dir) === dir) return null;
+	}
+}
+
+/**
+ * Whether an extension path matches one `childExtensions.exclude` entry: the path, the file stem,
+ * the directory of an `index` file, an `npm:` / `node_modules` name, or the extension's package
+ * (its directory name or `package.json` name) — never any other ancestor directory.
+ */
 export function extensionExcluded(path: string, exclude: readonly string[]): boolean {
 	const stem = basename(path).replace(/\.(ts|js|mjs|cjs)$/, "");
 	const parentDir = basename(dirname(path));
 	const real = realOrSelf(path);
+	let pkg: ReturnType<typeof packageOf> | undefined;
 	for (const raw of exclude) {
 		const entry = raw.replace(/^npm:/, "").replace(/@[^/@]*$/, "");
 		if (entry === path || entry === real || realOrSelf(resolvePath(entry)) === real) return true;
 		if (entry === stem || (stem === "index" && entry === parentDir)) return true;
-		if (path.includes(`/node_modules/${entry}/`) || path.includes(`/${entry}/`)) return true;
+		if (path.includes(`/node_modules/${entry}/`)) return true;
+		pkg ??= packageOf(path);
+		if (pkg && (entry === basename(pkg.dir) || entry === pkg.name)) return true;
 	}
 	return false;
 }

@@ -2,6 +2,8 @@
  * Small pure pieces of the runtime: the FIFO limiter, the pi version check, the exclude matcher
  * for child extensions, run ids, result capping and the requested-vs-used block.
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLimiter } from "../../src/runtime/limiter.ts";
 import { checkPiVersion, extensionExcluded } from "../../src/runtime/pi-sdk.ts";
@@ -110,6 +112,24 @@ describe("childExtensions.exclude matching", () => {
 		expect(extensionExcluded("/a/node_modules/pi-perms/index.ts", ["npm:pi-perms"])).toBe(true);
 		expect(extensionExcluded("/a/pkgs/my-ext/index.ts", ["my-ext"])).toBe(true);
 		expect(extensionExcluded("/a/extensions/gate.ts", ["noisy"])).toBe(false);
+	});
+
+	it("matches a package by its own directory or package.json name, never by any ancestor directory", () => {
+		const root = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "excl-"));
+		const loose = join(root, "git", "proj", ".pi", "extensions", "gate.ts");
+		const pkg = join(root, "git", "github.com", "me", "pi-gate-repo");
+		const inPackage = join(pkg, "extensions", "gate.ts");
+		for (const file of [loose, inPackage]) {
+			mkdirSync(dirname(file), { recursive: true });
+			writeFileSync(file, "export default function () {}\n");
+		}
+		writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@me/pi-gate" }));
+		// "git" is only an ancestor directory of these extensions: excluding it must not drop them.
+		expect(extensionExcluded(loose, ["git"])).toBe(false);
+		expect(extensionExcluded(inPackage, ["git"])).toBe(false);
+		expect(extensionExcluded(inPackage, ["pi-gate-repo"])).toBe(true);
+		expect(extensionExcluded(inPackage, ["npm:@me/pi-gate"])).toBe(true);
+		expect(extensionExcluded(inPackage, ["@me/pi-gate@1.2.0"])).toBe(true);
 	});
 });
 
