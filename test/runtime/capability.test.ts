@@ -152,4 +152,30 @@ export default function (pi) {
 		const lines = readFileSync(log, "utf8").trim().split("\n").sort();
 		expect(lines).toEqual(["gate child", "gate parent", "noisy parent"]);
 	});
+
+	it("leaves the tools of an excluded extension out of the child's universe (tools: all)", async () => {
+		const tool = (name: string) => `
+import { Type } from "typebox";
+export default function (pi) {
+	pi.registerTool({ name: ${JSON.stringify(name)}, label: ${JSON.stringify(name)}, description: "x", parameters: Type.Object({}),
+		async execute() { return { content: [{ type: "text", text: "ran" }], details: undefined }; } });
+}
+`;
+		parent = await createParent({
+			agentExtensions: { "kept.ts": tool("kept_tool"), "noisy.ts": tool("noisy_tool") },
+			agentFiles: { "agents/wide.md": "---\ndescription: Everything\ntools: all\n---\nGo.\n" },
+			subagentSettings: { childExtensions: { exclude: ["noisy"] } },
+			script: (turn) => {
+				if (turn.agent === "wide") return fauxAssistantMessage("done");
+				return turn.step === 0
+					? fauxAssistantMessage([fauxToolCall("subagent", { prompt: "hi", description: "say hi", subagent_type: "wide" })], { stopReason: "toolUse" })
+					: fauxAssistantMessage("ok");
+			},
+		});
+		await parent.session.prompt("go");
+		const [result] = toolResults(parent.session, "subagent");
+		const tools = (result?.details as { tools: string[] }).tools;
+		expect(tools).toContain("kept_tool");
+		expect(tools).not.toContain("noisy_tool");
+	});
 });
