@@ -623,8 +623,12 @@ export async function finishWorktree(handle: WorktreeHandle, info: FinishInfo): 
 	const wt = handle.worktreePath;
 	try {
 		if (!existsSync(join(wt, ".git"))) {
-			report.kept = false;
-			report.error = `The worktree ${wt} no longer exists; anything the child left there uncommitted is gone.`;
+			// the directory may still be there without its `.git` file: then nothing is deleted
+			report.kept = existsSync(wt);
+			report.error = report.kept
+				? `The worktree ${wt} lost its .git file, so git no longer sees it; what the child left there is still in that directory, uncommitted.`
+				: `The worktree ${wt} no longer exists; anything the child left there uncommitted is gone.`;
+			if (report.kept) report.keptBecause = "it is no longer a git worktree; copy what you need from it";
 			const tip = readRef({ gitDir: handle.commonDir, commonDir: handle.commonDir }, `refs/heads/${handle.branch}`);
 			report.commit = tip && tip !== handle.base ? tip : null;
 			report.changed = report.commit !== null;

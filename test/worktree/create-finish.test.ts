@@ -293,6 +293,18 @@ describe("finishWorktree", () => {
 		expect(git(repo.root, "worktree", "list", "--porcelain")).not.toContain(handle.worktreePath);
 	});
 
+	it("says the files are still there when the child removed its worktree's .git file", async () => {
+		const repo = makeRepo({ "a.txt": "one\n" });
+		const handle = handleOf(await createWorktree({ runId: "nogit", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback }));
+		writeAt(join(handle.worktreePath, "a.txt"), "child's work\n");
+		rmSync(join(handle.worktreePath, ".git"));
+		const report = await finishWorktree(handle, info);
+		expect(report.kept).toBe(true);
+		expect(report.summary).toContain(handle.worktreePath);
+		expect(report.error).not.toMatch(/is gone/);
+		expect(readFileSync(join(handle.worktreePath, "a.txt"), "utf8")).toBe("child's work\n");
+	});
+
 	it("keeps the worktree and names the problem when the commit cannot be made", async () => {
 		const repo = makeRepo({ "a.txt": "one\n" });
 		const handle = handleOf(await createWorktree({ runId: "lock", parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback }));
