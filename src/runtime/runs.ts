@@ -190,7 +190,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 	const warning =
 		options.turnWarning ??
 		((remaining: number) =>
-			`[cadre] You have ${remaining} turns left before your turn limit. Finish your work and give your final answer now.`);
+			`[cadre] You have ${remaining} turn${remaining === 1 ? "" : "s"} left before your turn limit. Finish your work and give your final answer now.`);
 
 	const finish = async (internal: Internal, state: TerminalState, error: string | null) => {
 		if (internal.finished) return;
@@ -248,6 +248,8 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				return;
 			}
 			const maxTurns = run.config.maxTurns;
+			// With max_turns ≤ 2, "two turns before the ceiling" is the start: warn before the first request.
+			if (maxTurns !== null && maxTurns <= 2) internal.buffered.push(warning(maxTurns));
 			let lastAssistant: { stopReason: string; errorMessage: string | null } | null = null;
 			const unsubscribe = child.subscribe((event) => {
 				run.lastEventAt = Date.now();

@@ -120,6 +120,26 @@ describe("run lifecycle", () => {
 		expect(warnedAt).toBe(2);
 	});
 
+	it("max_turns 2 warns the child before its first request (two turns before the ceiling is the start)", async () => {
+		const childTurns: Turn[] = [];
+		parent = await createParent({
+			script: (turn) => {
+				if (turn.agent === "general-purpose") {
+					childTurns.push(turn);
+					if (childTurns.length > 4) throw new Error("the turn ceiling did not hold");
+					return fauxAssistantMessage([fauxToolCall("ls", { path: "." })], { stopReason: "toolUse" });
+				}
+				if (turn.step === 0) return spawn({ prompt: "loop forever", description: "loop", max_turns: 2 });
+				return fauxAssistantMessage("ok");
+			},
+		});
+		await parent.session.prompt("go");
+		const [result] = toolResults(parent.session, "subagent");
+		expect((result?.details as { limitReached: boolean }).limitReached).toBe(true);
+		expect(childTurns).toHaveLength(2);
+		expect(JSON.stringify(childTurns[0]?.messages)).toContain("2 turns left");
+	});
+
 	it("resume continues the stored run with its model and refuses a type change", async () => {
 		let id = "";
 		let resumedSaw = 0;
