@@ -167,6 +167,9 @@ describe("colour", () => {
 		const noColor = await cadre(tree(), args, { isTty: true, env: { NO_COLOR: "1" } });
 		expect(noColor.code).toBe(1);
 		expect(noColor.out).not.toContain("\x1b[");
+		const flag = await cadre(tree(), [...args, "--no-color"], { isTty: true });
+		expect(flag.code).toBe(1);
+		expect(flag.out).not.toContain("\x1b[");
 	});
 });
 

@@ -96,6 +96,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 	});
 
 	program.addOption(new Option("--no-color", "never colour output").hideHelp());
+	// `--no-color` means what NO_COLOR means, for every subcommand.
+	program.hook("preAction", () => {
+		if (program.opts().color === false) io = { ...io, env: { ...io.env, NO_COLOR: "1" } };
+	});
 
 	try {
 		await program.parseAsync(argv, { from: "user" });
