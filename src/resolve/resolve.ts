@@ -333,7 +333,15 @@ export function resolve(input: ResolveInput): ResolveResult {
 		const why = found.message.replace(/\.$/, "");
 		if (layer === "request") {
 			refusals.add("model-unresolvable", `request model ${show(raw)} cannot be used: ${why}${closest}`);
-			diagnostics.add("model", { severity: "error", file: null, line: null, column: null, code: "model-unresolvable", message: `request model ${show(raw)}: ${why}${closest}` });
+			diagnostics.add("model", {
+				severity: "error",
+				file: null,
+				line: null,
+				column: null,
+				code: "model-unresolvable",
+				message: `request model ${show(raw)}: ${why}${closest}`,
+				hint: found.reason === "no-credentials" ? "log in to the provider, or name an available model" : "name provider/id of an available model, or omit model to let the lower layers choose",
+			});
 		} else {
 			diagnostics.add("model", {
 				severity: "warning",

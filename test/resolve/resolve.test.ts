@@ -325,6 +325,8 @@ describe("models", () => {
 		expect(result.refused?.code).toBe("model-unresolvable");
 		expect(result.refused?.message).toContain("test/model-a");
 		expect(result.trace.model?.candidates[0]).toMatchObject({ layer: "request", value: "test/nope", outcome: "unresolvable" });
+		// Every diagnostic says what to do, the request's own included.
+		expect(result.diagnostics.find((d) => d.code === "model-unresolvable")?.hint).toContain("available model");
 	});
 
 	it("falls through an unresolvable lower model with a positioned diagnostic naming the reason", () => {
