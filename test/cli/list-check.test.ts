@@ -138,6 +138,13 @@ describe("cadre check", () => {
 		expect(runCli(["check", "--cwd", join(p.dir, "missing")], { env: p.env }).code).toBe(2);
 		expect(runCli(["check", "--bogus"], { env: p.env, cwd: p.dir }).code).toBe(2);
 	});
+
+	it("prints the package version with --version", () => {
+		const p = project();
+		const manifest = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+		const run = runCli(["--version"], { env: p.env, cwd: p.dir });
+		expect(run).toMatchObject({ code: 0, stdout: `${manifest.version}\n` });
+	});
 });
 
 describe("start-up stays light", () => {

@@ -2,6 +2,7 @@
  * The `cadre` command line (spec 06): parses arguments and hands each subcommand to its module.
  * Command modules are imported lazily so `list` and `check` never load pi's SDK.
  */
+import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { EXIT_USAGE, UsageError, type CliIo, processIo } from "./io.ts";
 
@@ -49,11 +50,18 @@ function requestFlags(cmd: Command): Command {
 		.option("--trust-project", "treat the project as trusted for settings that widen access");
 }
 
+/** cadre's version, from its package.json (read only when the CLI starts). */
+function packageVersion(): string {
+	const manifest = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
+	return manifest.version;
+}
+
 /** Runs the CLI and returns the exit code. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
 	let code = 0;
 	const program = new Command("cadre")
 		.description("Sub-agents for pi: inspect, check, explain and run definitions, roles and personas.")
+		.version(packageVersion(), "-V, --version", "print cadre's version")
 		.exitOverride()
 		.configureOutput({ writeOut: io.out, writeErr: io.err })
 		.showHelpAfterError("(run `cadre --help` for usage)");
