@@ -3,7 +3,6 @@
  * `/subagents` command, completion notifications, lifecycle events on `pi.events` and the service
  * other extensions reach through it (spec 04). Children run in-process through the SDK adapter.
  */
-import { isAbsolute, resolve as resolvePath } from "node:path";
 import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext, Skill } from "@earendil-works/pi-coding-agent";
 import { normalizeThinking } from "../../core/values.ts";
 import { findGitRoot } from "../../files/discovery.ts";
@@ -26,6 +25,7 @@ import { counted, formatResult, notificationText, progressText, type RunResult, 
 import { createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../runtime/worktree-hooks.ts";
 import { subagentsCommand } from "./commands.ts";
+import { touchedPath } from "./parent-writes.ts";
 import { agentPaths, loadFor, type ParentSnapshot, planSpawn } from "./spawn.ts";
 import {
 	RESULT_DESCRIPTION,
@@ -442,17 +442,18 @@ export default function cadre(pi: ExtensionAPI): void {
 		refreshDescription(ctx);
 	});
 
-	// The parent's own writes, so the escape check does not blame a worktree child for them.
-	pi.on("tool_call", (event, ctx) => {
+	// The parent's own writes, so the escape check does not blame a worktree child for them. Stamped
+	// when a call starts and when it ends: pi runs one message's tool calls concurrently, so an edit
+	// that started before a worktree run may still write after the run's "before" fingerprint.
+	const recordParentWrite = (event: { toolName: string; input: unknown }, ctx: ExtensionContext) => {
+		const path = touchedPath(event.toolName, event.input, ctx.cwd);
+		if (path === null) return;
 		const s = ensure(ctx);
-		const input = event.input as { path?: unknown };
-		if ((event.toolName === "edit" || event.toolName === "write") && typeof input.path === "string") {
-			s.touched.push({ path: isAbsolute(input.path) ? input.path : resolvePath(ctx.cwd, input.path), at: Date.now() });
-		} else if (event.toolName === "bash" || event.toolName === "powershell") {
-			s.touched.push({ path: ctx.cwd, at: Date.now() });
-		}
+		s.touched.push({ path, at: Date.now() });
 		if (s.touched.length > 1000) s.touched.splice(0, s.touched.length - 1000);
-	});
+	};
+	pi.on("tool_call", recordParentWrite);
+	pi.on("tool_result", recordParentWrite);
 
 	pi.on("agent_settled", (_event, ctx) => {
 		const s = ensure(ctx);
