@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { compareDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
+import { compareDiagnostics, type Diagnostic, type DiagnosticCode } from "../core/diagnostics.ts";
 import { nameKey } from "../core/values.ts";
 import { bundledDefinitions } from "./builtins.ts";
 import { displayPath, findProjectDir, KIND_DIRS, listKindFiles } from "./discovery.ts";
@@ -65,34 +65,20 @@ export function loadAll(options: LoadOptions): LoadResult {
 	const roles = mergeKind(layersByKind.role as EntryLayer<"role">[]);
 	const personas = mergeKind(layersByKind.persona as EntryLayer<"persona">[]);
 
+	/** A warning about a whole entry, positioned where its highest layer starts (file or settings key). */
+	const entryWarning = (entry: Entry, code: DiagnosticCode, message: string, hint: string): void => {
+		const top = entry.layers[0] as EntryLayer;
+		const origin = loadedSettings.origins.get(top) ?? { file: top.path, pos: { line: 1, column: 1 } };
+		diagnostics.push({ severity: "warning", file: origin.file, line: origin.pos.line, column: origin.pos.column, code, message, hint });
+	};
 	for (const [key, role] of roles) {
 		if (definitions.has(key)) continue;
-		const top = role.layers[0] as EntryLayer;
-		const origin = loadedSettings.origins.get(top) ?? { file: top.path, pos: { line: 1, column: 1 } };
-		diagnostics.push({
-			severity: "warning",
-			file: origin.file,
-			line: origin.pos.line,
-			column: origin.pos.column,
-			code: "orphan-role",
-			message: `role ${role.name} matches no definition, so no spawn uses it`,
-			hint: `name the role after a type (${[...definitions.values()].map((d) => d.name).join(", ")}), or add a definition named ${role.name}`,
-		});
+		const types = [...definitions.values()].map((d) => d.name).join(", ");
+		entryWarning(role, "orphan-role", `role ${role.name} matches no definition, so no spawn uses it`, `name the role after a type (${types}), or add a definition named ${role.name}`);
 	}
-
 	const nonePersona = personas.get("none");
 	if (nonePersona) {
-		const top = nonePersona.layers[0] as EntryLayer;
-		const origin = loadedSettings.origins.get(top) ?? { file: top.path, pos: { line: 1, column: 1 } };
-		diagnostics.push({
-			severity: "warning",
-			file: origin.file,
-			line: origin.pos.line,
-			column: origin.pos.column,
-			code: "reserved-name",
-			message: `persona ${nonePersona.name} can never be used: persona "none" means "no persona" in a request or definition`,
-			hint: "rename the persona",
-		});
+		entryWarning(nonePersona, "reserved-name", `persona ${nonePersona.name} can never be used: persona "none" means "no persona" in a request or definition`, "rename the persona");
 	}
 
 	diagnostics.sort(compareDiagnostics);

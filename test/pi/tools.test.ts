@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "../runtime/harness.ts";
+import { captureStdout, createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "../runtime/harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -21,16 +21,6 @@ async function until(check: () => boolean, what: string, ms = 10_000): Promise<v
 		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
 		await new Promise((resolve) => setTimeout(resolve, 5));
 	}
-}
-
-function captureStdout(): { text: () => string; restore: () => void } {
-	const chunks: string[] = [];
-	const original = process.stdout.write.bind(process.stdout);
-	process.stdout.write = ((chunk: string | Uint8Array) => {
-		chunks.push(String(chunk));
-		return true;
-	}) as typeof process.stdout.write;
-	return { text: () => chunks.join(""), restore: () => (process.stdout.write = original) };
 }
 
 describe("the parent-facing tools", () => {

@@ -199,3 +199,14 @@ export function toolResults(session: AgentSession, toolName: string): { text: st
 export function lastToolResultText(turn: Turn): string {
 	return turn.lastText;
 }
+
+/** Captures what pi commands print (without a UI they write to stdout) until `restore()`. */
+export function captureStdout(): { text: () => string; restore: () => void } {
+	const chunks: string[] = [];
+	const original = process.stdout.write.bind(process.stdout);
+	process.stdout.write = ((chunk: string | Uint8Array) => {
+		chunks.push(String(chunk));
+		return true;
+	}) as typeof process.stdout.write;
+	return { text: () => chunks.join(""), restore: () => (process.stdout.write = original) };
+}

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "./harness.ts";
+import { captureStdout, createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "./harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -43,20 +43,15 @@ async function runWorktreeChild(): Promise<{ repo: string; childCwd: string; det
 	return { repo, childCwd, details, isError: result?.isError };
 }
 
-/** Runs a parent command and returns what it printed (without a UI, pi commands print to stdout). */
+/** Runs a parent command and returns what it printed. */
 async function command(text: string): Promise<string> {
-	const chunks: string[] = [];
-	const original = process.stdout.write.bind(process.stdout);
-	process.stdout.write = ((chunk: string | Uint8Array) => {
-		chunks.push(String(chunk));
-		return true;
-	}) as typeof process.stdout.write;
+	const out = captureStdout();
 	try {
 		await parent?.session.prompt(text);
 	} finally {
-		process.stdout.write = original;
+		out.restore();
 	}
-	return chunks.join("");
+	return out.text();
 }
 
 describe("isolation: worktree in a run", () => {
