@@ -1,8 +1,8 @@
 /**
  * cadre through the real `pi -e <repo> -p` command line, offline: a test extension registers a
- * scripted faux model; the parent spawns an `explore` child in-process and prints its answer.
+ * scripted faux model; the parent spawns children in-process.
  */
-import { spawnSync } from "node:child_process";
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,101 +11,69 @@ import { describe, expect, it } from "vitest";
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const piBin = join(repo, "node_modules", ".bin", "pi");
 
+/** A temporary HOME, agent dir (with the faux provider's key) and project for one pi run. */
+function piWorld(prefix: string): { root: string; agentDir: string; project: string } {
+	const root = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", prefix));
+	const agentDir = join(root, "agent");
+	const project = join(root, "project");
+	for (const dir of [join(root, "home"), agentDir, project]) mkdirSync(dir, { recursive: true });
+	writeFileSync(join(agentDir, "auth.json"), JSON.stringify({ faux: { type: "api_key", key: "offline" } }));
+	return { root, agentDir, project };
+}
+
+/** Runs the real `pi` in the world's project, offline, with cadre and the given fixture model. */
+function runPi(
+	world: { root: string; agentDir: string; project: string },
+	options: { fixture: string; prompt: string; flags?: string[]; env?: Record<string, string>; timeout?: number },
+): SpawnSyncReturns<string> {
+	const args = [...(options.flags ?? []), "-e", repo, "-e", join(repo, "test/pi/fixtures", options.fixture), "--model", "faux/scripted", "-p", options.prompt];
+	return spawnSync(piBin, args, {
+		cwd: world.project,
+		encoding: "utf8",
+		timeout: options.timeout ?? 60_000,
+		env: {
+			...process.env,
+			HOME: join(world.root, "home"),
+			PI_CODING_AGENT_DIR: world.agentDir,
+			PI_OFFLINE: "1",
+			PI_TELEMETRY: "0",
+			PATH: `${join(repo, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
+			...options.env,
+		},
+	});
+}
+
 describe("pi -e . -p", () => {
 	it("spawns a child through the real pi CLI and prints its answer", () => {
-		const root = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "cli-"));
-		const home = join(root, "home");
-		const agentDir = join(root, "agent");
-		const project = join(root, "project");
-		for (const dir of [home, agentDir, project]) mkdirSync(dir, { recursive: true });
-		writeFileSync(join(agentDir, "auth.json"), JSON.stringify({ faux: { type: "api_key", key: "offline" } }));
-		writeFileSync(join(project, "notes.txt"), "hello from the cli test");
-		const result = spawnSync(
-			piBin,
-			["-e", repo, "-e", join(repo, "test/pi/fixtures/scripted-model.ts"), "--model", "faux/scripted", "-p", "read the notes with a sub-agent"],
-			{
-				cwd: project,
-				encoding: "utf8",
-				timeout: 60_000,
-				env: {
-					...process.env,
-					HOME: home,
-					PI_CODING_AGENT_DIR: agentDir,
-					PI_OFFLINE: "1",
-					PI_TELEMETRY: "0",
-					PATH: `${join(repo, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
-				},
-			},
-		);
+		const world = piWorld("cli-");
+		writeFileSync(join(world.project, "notes.txt"), "hello from the cli test");
+		const result = runPi(world, { fixture: "scripted-model.ts", prompt: "read the notes with a sub-agent" });
 		expect(result.stderr).not.toMatch(/cadre supports pi/);
 		expect(result.stdout).toContain("RESULT: The notes say: hello from the cli test");
 		expect(result.status).toBe(0);
-		const transcripts = join(agentDir, "sessions");
-		const found = JSON.stringify(readdirSync(transcripts, { recursive: true }));
+		const found = JSON.stringify(readdirSync(join(world.agentDir, "sessions"), { recursive: true }));
 		expect(found).toMatch(/cadre/);
 	});
 
 	it("pi --no-extensions: children load only the -e extensions, never the discovered ones the parent skipped", () => {
-		const root = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "cli-ne-"));
-		const home = join(root, "home");
-		const agentDir = join(root, "agent");
-		const project = join(root, "project");
-		for (const dir of [home, agentDir, project, join(agentDir, "extensions")]) mkdirSync(dir, { recursive: true });
-		writeFileSync(join(agentDir, "auth.json"), JSON.stringify({ faux: { type: "api_key", key: "offline" } }));
-		writeFileSync(join(project, "notes.txt"), "hello from the cli test");
-		const marker = join(root, "marker.log");
+		const world = piWorld("cli-ne-");
+		writeFileSync(join(world.project, "notes.txt"), "hello from the cli test");
+		const marker = join(world.root, "marker.log");
+		mkdirSync(join(world.agentDir, "extensions"), { recursive: true });
 		writeFileSync(
-			join(agentDir, "extensions", "global-marker.ts"),
+			join(world.agentDir, "extensions", "global-marker.ts"),
 			`import { appendFileSync } from "node:fs";\nexport default function () { appendFileSync(${JSON.stringify(marker)}, "loaded\\n"); }\n`,
 		);
-		const result = spawnSync(
-			piBin,
-			["-ne", "-e", repo, "-e", join(repo, "test/pi/fixtures/scripted-model.ts"), "--model", "faux/scripted", "-p", "read the notes with a sub-agent"],
-			{
-				cwd: project,
-				encoding: "utf8",
-				timeout: 60_000,
-				env: {
-					...process.env,
-					HOME: home,
-					PI_CODING_AGENT_DIR: agentDir,
-					PI_OFFLINE: "1",
-					PI_TELEMETRY: "0",
-					PATH: `${join(repo, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
-				},
-			},
-		);
+		const result = runPi(world, { fixture: "scripted-model.ts", prompt: "read the notes with a sub-agent", flags: ["-ne"] });
 		expect(result.stdout).toContain("RESULT: The notes say: hello from the cli test");
 		expect(result.status).toBe(0);
 		expect(existsSync(marker)).toBe(false);
 	});
 
 	it("stops a still-running background child when pi -p ends, recorded as stopped", () => {
-		const root = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "cli-bg-"));
-		const home = join(root, "home");
-		const agentDir = join(root, "agent");
-		const project = join(root, "project");
-		for (const dir of [home, agentDir, project]) mkdirSync(dir, { recursive: true });
-		writeFileSync(join(agentDir, "auth.json"), JSON.stringify({ faux: { type: "api_key", key: "offline" } }));
-		const log = join(root, "events.log");
-		const result = spawnSync(
-			piBin,
-			["-e", repo, "-e", join(repo, "test/pi/fixtures/background-sleeper.ts"), "--model", "faux/scripted", "-p", "start a sleeper"],
-			{
-				cwd: project,
-				encoding: "utf8",
-				timeout: 25_000,
-				env: {
-					...process.env,
-					HOME: home,
-					PI_CODING_AGENT_DIR: agentDir,
-					PI_OFFLINE: "1",
-					PI_TELEMETRY: "0",
-					CADRE_EVENT_LOG: log,
-					PATH: `${join(repo, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
-				},
-			},
-		);
+		const world = piWorld("cli-bg-");
+		const log = join(world.root, "events.log");
+		const result = runPi(world, { fixture: "background-sleeper.ts", prompt: "start a sleeper", env: { CADRE_EVENT_LOG: log }, timeout: 25_000 });
 		expect(result.stdout).toContain("parent done");
 		expect(result.status).toBe(0);
 		expect(existsSync(log)).toBe(true);
