@@ -339,6 +339,10 @@ function guardExtension(guard: ToolGuard, turnLimit: number | null): Extension {
 		// tools): abort before its model request goes out.
 		if (turnLimit !== null && turns > turnLimit) (args[1] as ExtensionContext).abort();
 	};
+	// A turn whose answer failed (pi retries it, or the run ends) does not count toward the limit.
+	const onTurnEnd = async (...args: unknown[]) => {
+		if (failedTurn(args[0] as { message?: unknown })) turns--;
+	};
 	const onToolCall = async (...args: unknown[]) => {
 		const event = args[0] as { toolName: string };
 		const reason = guard(event.toolName);
@@ -355,6 +359,7 @@ function guardExtension(guard: ToolGuard, turnLimit: number | null): Extension {
 		sourceInfo: { path: "<cadre:capability-guard>", source: "cadre", scope: "temporary", origin: "top-level" } as Extension["sourceInfo"],
 		handlers: new Map([
 			["turn_start", [onTurnStart]],
+			["turn_end", [onTurnEnd]],
 			["tool_call", [onToolCall]],
 		]),
 		tools: new Map(),
@@ -454,13 +459,22 @@ export interface ChildHandle {
 	dispose(): void;
 }
 
+/** Whether a turn ended with a failed model answer (`stopReason: "error"`): pi retries it or the run fails. */
+function failedTurn(event: { message?: unknown }): boolean {
+	const message = event.message as { role?: string; stopReason?: string } | undefined;
+	return message?.role === "assistant" && message.stopReason === "error";
+}
+
 function translate(event: AgentSessionEvent, turn: { n: number }): ChildEvent | null {
 	switch (event.type) {
 		case "turn_start":
 			turn.n++;
 			return { type: "turn_start", turn: turn.n };
-		case "turn_end":
-			return { type: "turn_end", turn: turn.n, toolCalls: event.toolResults.length };
+		case "turn_end": {
+			const ended: ChildEvent = { type: "turn_end", turn: turn.n, toolCalls: event.toolResults.length };
+			if (failedTurn(event)) turn.n--;
+			return ended;
+		}
 		case "tool_execution_start":
 			return { type: "tool_start", toolName: event.toolName };
 		case "tool_execution_end":

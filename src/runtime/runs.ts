@@ -274,8 +274,9 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 						run.activity = `tool ${event.toolName}`;
 						break;
 					case "assistant":
-						// A turn is one model answer; an answer aborted before it began is none.
-						if (event.stopReason !== "aborted") run.turns++;
+						// A turn is one model answer; an answer aborted before it began, or a failed one
+						// (pi retries it, or the run fails), is none.
+						if (event.stopReason !== "aborted" && event.stopReason !== "error") run.turns++;
 						lastAssistant = event;
 						break;
 					default:

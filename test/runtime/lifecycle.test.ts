@@ -4,6 +4,8 @@
  * `max_turns` warns two turns ahead and ends the run, resume keeps the stored model and refuses a
  * type change, a missing persona refuses the spawn.
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, type Turn } from "./harness.ts";
 
@@ -118,6 +120,33 @@ describe("run lifecycle", () => {
 		expect(childTurns).toHaveLength(4);
 		const warnedAt = childTurns.findIndex((t) => t.messages.some((m) => JSON.stringify(m).includes("turns left")));
 		expect(warnedAt).toBe(2);
+	});
+
+	it("a failed answer that pi retries does not count toward max_turns", async () => {
+		const cwd = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "retry-"));
+		mkdirSync(join(cwd, ".pi"), { recursive: true });
+		writeFileSync(join(cwd, ".pi", "settings.json"), JSON.stringify({ retry: { enabled: true, baseDelayMs: 1, maxRetries: 2 } }));
+		let childRequests = 0;
+		parent = await createParent({
+			cwd,
+			projectTrusted: true,
+			script: (turn) => {
+				if (turn.agent === "general-purpose") {
+					childRequests++;
+					if (childRequests === 1) return fauxAssistantMessage("", { stopReason: "error", errorMessage: "overloaded_error: the server is overloaded" });
+					if (childRequests === 2) return fauxAssistantMessage([fauxToolCall("ls", { path: "." })], { stopReason: "toolUse" });
+					return fauxAssistantMessage(`final: ${turn.lastText.includes("turn limit") ? "blocked" : "listed"}`);
+				}
+				if (turn.step === 0) return spawn({ prompt: "list once", description: "retry", max_turns: 2 });
+				return fauxAssistantMessage("ok");
+			},
+		});
+		await parent.session.prompt("go");
+		const [result] = toolResults(parent.session, "subagent");
+		const details = result?.details as { status: string; turns: number; limitReached: boolean; toolUses: number };
+		expect(childRequests).toBe(3);
+		expect(details).toMatchObject({ status: "completed", turns: 2, limitReached: false, toolUses: 1 });
+		expect(result?.text).toContain("final: listed");
 	});
 
 	it("max_turns 2 warns the child before its first request (two turns before the ceiling is the start)", async () => {
