@@ -18,6 +18,7 @@ export type DiagnosticCode =
 	| "path-escape"
 	| "orphan-role"
 	| "reserved-name"
+	| "orphan-setting"
 	| "untrusted-setting"
 	// resolution (spec 02, 04)
 	| "tool-unavailable"

@@ -14,6 +14,7 @@ import { validateLayer } from "./keys.ts";
 import { mergeLayers, SCOPE_ORDER } from "./merge.ts";
 import { type FrontmatterParse, parseFrontmatter, parseTomlFields, type Pos, type RawParse } from "./raw.ts";
 import { loadSettings, type SettingsSource } from "./settings.ts";
+import { suggestKey } from "./suggest.ts";
 import type { Entry, EntryKind, EntryLayer, LoadOptions, LoadResult, Scope, Sourced } from "./types.ts";
 
 const KINDS: readonly EntryKind[] = ["definition", "role", "persona"];
@@ -75,6 +76,20 @@ export function loadAll(options: LoadOptions): LoadResult {
 		if (definitions.has(key)) continue;
 		const types = [...definitions.values()].map((d) => d.name).join(", ");
 		entryWarning(role, "orphan-role", `role ${role.name} matches no definition, so no spawn uses it`, `name the role after a type (${types}), or add a definition named ${role.name}`);
+	}
+	const typeNames = [...definitions.values()].map((d) => d.name);
+	for (const key of loadedSettings.projectTypeKeys) {
+		if (definitions.has(nameKey(key.type))) continue;
+		const near = suggestKey(key.type, typeNames, "snake");
+		diagnostics.push({
+			severity: "warning",
+			file: key.file,
+			line: key.pos.line,
+			column: key.pos.column,
+			code: "orphan-setting",
+			message: `${key.section}.${key.type} names no type, so it has no effect${near ? ` — did you mean ${near.key}?` : ""}`,
+			hint: `use a type name (${typeNames.join(", ")}), or remove the entry`,
+		});
 	}
 	const nonePersona = personas.get("none");
 	if (nonePersona) {

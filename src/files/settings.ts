@@ -32,8 +32,20 @@ export interface SettingsResult {
 	personas: EntryLayer<"persona">[];
 	/** Where each inline layer's name key was written (for diagnostics about the whole entry). */
 	origins: Map<EntryLayer, { file: string; pos: Pos }>;
+	/** The type names keyed in project settings' `models`, `thinking` and `toggle`, with positions. */
+	projectTypeKeys: TypeKey[];
 	diagnostics: Diagnostic[];
 }
+
+/** A type name used as a settings key (`models.explore`), where it was written. */
+export interface TypeKey {
+	file: string;
+	pos: Pos;
+	section: "models" | "thinking" | "toggle";
+	type: string;
+}
+
+const TYPE_KEYED = ["models", "thinking", "toggle"] as const;
 
 const TOP_KEYS = [
 	"maxConcurrent",
@@ -79,6 +91,7 @@ export function loadSettings(sources: SettingsSource[]): SettingsResult {
 	const personas: EntryLayer<"persona">[] = [];
 	const diagnostics: Diagnostic[] = [];
 	const origins = new Map<EntryLayer, { file: string; pos: Pos }>();
+	const projectTypeKeys: TypeKey[] = [];
 	for (const source of sources) {
 		let text: string;
 		try {
@@ -96,12 +109,21 @@ export function loadSettings(sources: SettingsSource[]): SettingsResult {
 		}
 		try {
 			applyFile(source, parsed.fields, settings, roles, personas, origins, diagnostics);
+			if (source.scope === "project") projectTypeKeys.push(...typeKeysOf(source.display, parsed.fields));
 		} catch (error) {
 			// A safety net: validation is written not to throw, but settings must never stop the load.
 			diagnostics.push(at("error", source.display, { line: 1, column: 1 }, "parse-error", `cannot load the file (${(error as Error).message})`, "report this as a cadre bug"));
 		}
 	}
-	return { settings, roles, personas, origins, diagnostics };
+	return { settings, roles, personas, origins, projectTypeKeys, diagnostics };
+}
+
+function typeKeysOf(file: string, fields: RawField[]): TypeKey[] {
+	return fields.flatMap((field) => {
+		const section = TYPE_KEYED.find((name) => name === field.key);
+		if (!section || !field.val.fields) return [];
+		return field.val.fields.map((entry) => ({ file, pos: entry.keyPos, section, type: entry.key }));
+	});
 }
 
 function at(severity: Severity, file: string, pos: Pos, code: DiagnosticCode, message: string, hint?: string): Diagnostic {

@@ -168,6 +168,7 @@ describe("bad-value", () => {
 
 	it("drops only the bad settings entry", () => {
 		const r = layout({
+			"project/.pi/agents/scout.md": "Scout.\n",
 			"project/.pi/subagents.json": '{"models": {"scout": 7, "plan": "a/b"}, "thinking": {"Plan": "HIGH", "scout": "loud"}}',
 		}).load();
 		expect(r.diagnostics.map((d) => d.code)).toEqual(["bad-value", "bad-value"]);
@@ -262,6 +263,16 @@ describe("orphan-role and untrusted-setting", () => {
 		const r = layout({ "project/.pi/personas/None.md": "---\ndescription: Nobody\n---\nBe nobody.\n" }).load();
 		expect(where(r)).toEqual([".pi/personas/None.md:1:1 reserved-name"]);
 		expect(r.diagnostics[0]?.message).toContain('"none" means "no persona"');
+	});
+
+	it("warns about project pins and toggles for types that do not exist (orphan-setting), not about user ones", () => {
+		const r = layout({
+			"project/.pi/subagents.json": '{\n  "models": {"explor": "a/b", "plan": "a/c"},\n  "toggle": {"Ghost": false}\n}\n',
+			"agent/subagents.json": '{"thinking": {"only-in-other-projects": "high"}}',
+		}).load();
+		expect(where(r)).toEqual([".pi/subagents.json:2:14 orphan-setting", ".pi/subagents.json:3:14 orphan-setting"]);
+		expect(r.diagnostics[0]?.message).toBe("models.explor names no type, so it has no effect — did you mean explore?");
+		expect(r.diagnostics.every((d) => d.severity === "warning")).toBe(true);
 	});
 
 	it("positions an inline orphan role on its settings key", () => {

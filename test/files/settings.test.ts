@@ -26,6 +26,7 @@ describe("settings", () => {
 				childExtensions: { exclude: ["a", "b"] },
 				worktree: { baseDir: "/wt" },
 			}),
+			"project/.pi/agents/scout.md": "Scout.\n",
 			"project/.pi/subagents.json": '{\n  "maxConcurrent": 2,\n  "models": {"scout": "p/scout"},\n  "childExtensions": {"exclude": ["c"]},\n  "defaultBackground": true\n}',
 		});
 		const r = l.load();
