@@ -169,6 +169,31 @@ describe("run lifecycle", () => {
 		expect(JSON.stringify(childTurns[0]?.messages)).toContain("2 turns left");
 	});
 
+	it("refuses a second resume of a run while the first resume still runs (one transcript, one writer)", async () => {
+		let id = "";
+		parent = await createParent({
+			script: (turn) => {
+				if (turn.agent === "general-purpose") return fauxAssistantMessage(turn.lastText.includes("more") ? "more done" : "first done");
+				if (turn.last?.role === "toolResult") return fauxAssistantMessage("ok");
+				if (turn.lastText === "first") return spawn({ prompt: "do it", description: "first" });
+				if (turn.lastText !== "resume twice") return fauxAssistantMessage("noted");
+				const resume = (n: number) => fauxToolCall("subagent", { prompt: `more ${n}`, description: `resume ${n}`, resume: id, run_in_background: true } as never);
+				return fauxAssistantMessage([resume(1), resume(2)], { stopReason: "toolUse" });
+			},
+		});
+		await parent.session.prompt("first");
+		id = (toolResults(parent.session, "subagent")[0]?.details as { id: string }).id;
+		await parent.session.prompt("resume twice");
+		const [, one, two] = toolResults(parent.session, "subagent");
+		const refused = [one, two].filter((r) => r?.isError);
+		expect(refused).toHaveLength(1);
+		expect(refused[0]?.text).toContain("is being resumed already");
+		const accepted = ([one, two].find((r) => !r?.isError)?.details as { id: string }).id;
+		await until(() => parent?.service().get(accepted)?.status === "completed", "the accepted resume to finish");
+		const again = await parent.service().spawn({ prompt: "more 3", description: "resume 3", resume: id });
+		expect((await again.done).status).toBe("completed");
+	});
+
 	it("resume continues the stored run with its model and refuses a type change", async () => {
 		let id = "";
 		let resumedSaw = 0;

@@ -67,6 +67,8 @@ interface SessionState {
 	maxResultChars: number;
 	/** Paths the parent's own edit/write/bash calls touched, with when (for the escape check). */
 	touched: { path: string; at: number }[];
+	/** Runs being resumed right now: a second resume would append to the same transcript. */
+	resuming: Set<string>;
 }
 
 /** A run's usage in pi's `Usage` shape (the foreground tool result reports it to pi). */
@@ -145,6 +147,7 @@ export default function cadre(pi: ExtensionAPI): void {
 			childExtensions: null,
 			pending: [],
 			touched,
+			resuming: new Set(),
 			maxResultChars: loaded?.settings.maxResultChars ?? 20000,
 			registry: createRunRegistry({
 				maxConcurrent: loaded?.settings.maxConcurrent.value ?? 4,
@@ -255,9 +258,31 @@ export default function cadre(pi: ExtensionAPI): void {
 		options: { signal?: AbortSignal; onProgress?: (run: RunRecord) => void },
 	) => {
 		const s = ensure(ctx);
+		const resumeId = typeof request.resume === "string" ? request.resume : null;
+		// Claimed before the first await, so two resumes in one message cannot both pass.
+		if (resumeId !== null && s.resuming.has(resumeId)) {
+			throw new Error(`Spawn refused (resume-refused): run ${resumeId} is being resumed already; wait for that run to end, then resume it again.`);
+		}
+		if (resumeId !== null) s.resuming.add(resumeId);
+		try {
+			const started = await startPlanned(ctx, s, request, resumeId, options);
+			if (resumeId !== null) void started.done.finally(() => s.resuming.delete(resumeId));
+			return started;
+		} catch (error) {
+			if (resumeId !== null) s.resuming.delete(resumeId);
+			throw error;
+		}
+	};
+
+	const startPlanned = async (
+		ctx: ExtensionContext,
+		s: SessionState,
+		request: SpawnRequest,
+		resumeId: string | null,
+		options: { signal?: AbortSignal; onProgress?: (run: RunRecord) => void },
+	) => {
 		const set = await childExtensions(s);
 		const parent = snapshot(s, set);
-		const resumeId = typeof request.resume === "string" ? request.resume : null;
 		const source = resumeId ? s.registry.get(resumeId) : undefined;
 		const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
 		if (resumeId && source && !source.transcript) throw new Error(`Spawn refused (resume-refused): run ${resumeId} has no transcript to continue.`);
