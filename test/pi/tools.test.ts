@@ -7,21 +7,13 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { captureStdout, createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "../runtime/harness.ts";
+import { captureStdout, createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, until } from "../runtime/harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
 	parent?.dispose();
 	parent = null;
 });
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-	const end = Date.now() + ms;
-	while (!check()) {
-		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
-}
 
 describe("the parent-facing tools", () => {
 	it("describes enabled types and personas compactly", async () => {

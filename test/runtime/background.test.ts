@@ -3,7 +3,7 @@
  * completion notification (exactly once, suppressed after a fetch), stopping queued runs.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, type Turn } from "./harness.ts";
+import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, type Turn, until } from "./harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -20,14 +20,6 @@ function idsFrom(turn: Turn): string[] {
 		if (match?.[1]) ids.push(match[1]);
 	}
 	return ids;
-}
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-	const end = Date.now() + ms;
-	while (!check()) {
-		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
 }
 
 describe("background runs", () => {

@@ -210,3 +210,12 @@ export function captureStdout(): { text: () => string; restore: () => void } {
 	}) as typeof process.stdout.write;
 	return { text: () => chunks.join(""), restore: () => (process.stdout.write = original) };
 }
+
+/** Polls `check` every 5 ms until it holds; fails with `what` after `ms`. */
+export async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+	const end = Date.now() + ms;
+	while (!check()) {
+		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+}

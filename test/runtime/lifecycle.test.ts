@@ -7,21 +7,13 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, type Turn } from "./harness.ts";
+import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, type Turn, until } from "./harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
 	parent?.dispose();
 	parent = null;
 });
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-	const end = Date.now() + ms;
-	while (!check()) {
-		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
-}
 
 const spawn = (args: Record<string, unknown>) => fauxAssistantMessage([fauxToolCall("subagent", args as never)], { stopReason: "toolUse" });
 const terminal = (p: Parent) => p.events.filter((e) => e.name === "cadre:completed" || e.name === "cadre:failed");

@@ -7,6 +7,7 @@ import { THINKING_LEVELS, type ThinkingLevel } from "../../../src/core/values.ts
 import type { Entry, EntryKind, FileRef, LoadResult, Rejected, Scope, Settings, Sourced } from "../../../src/files/types.ts";
 import { builtinToolNames } from "../../../src/resolve/tools.ts";
 import type { ModelCatalog, ParentFacts, ResolveInput, SpawnReader, SpawnRequest } from "../../../src/resolve/types.ts";
+import { defaultSettings } from "../../../src/files/settings.ts";
 
 export interface EntrySpec {
 	name: string;
@@ -42,22 +43,7 @@ export function fileRef(written: string, declaredIn = ".pi/personas/x.md"): File
 }
 
 export function settings(overrides: Partial<Settings> = {}): Settings {
-	return {
-		maxConcurrent: { value: 4, source: "default" },
-		defaultMaxTurns: null,
-		defaultBackground: null,
-		models: {},
-		thinking: {},
-		invalidPins: { models: {}, thinking: {} },
-		toggle: {},
-		toolKinds: {},
-		childExtensions: { exclude: [] },
-		worktree: { baseDir: null, allowSharedFallback: false },
-		maxResultChars: 50_000,
-		strict: false,
-		files: [],
-		...overrides,
-	};
+	return { ...defaultSettings(), ...overrides };
 }
 
 /** The built-ins, written fresh for tests (the real ones come from src/files). */
