@@ -5,7 +5,8 @@
  * Pure; shared by `cadre explain` and pi's `/subagents explain`.
  */
 import { compareDiagnostics, type Diagnostic, formatDiagnostic } from "../core/diagnostics.ts";
-import { CONFIG_FIELDS, resolve } from "./resolve.ts";
+import { CONFIG_FIELDS } from "./order.ts";
+import { resolve } from "./resolve.ts";
 import type { Candidate, ResolveInput, ResolveResult, TraceEntry } from "./types.ts";
 
 /** The `--json` object (spec 06). */

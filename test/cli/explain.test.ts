@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/hosts/cli/io.ts";
 import { main } from "../../src/hosts/cli/main.ts";
-import { CONFIG_FIELDS } from "../../src/resolve/resolve.ts";
+import { CONFIG_FIELDS } from "../../src/resolve/order.ts";
 
 const MODELS = {
 	providers: {

@@ -1,0 +1,69 @@
+/**
+ * The settings-like fields (spec 02 "Per field"): capability (request > role > definition, never a
+ * persona), isolation (request > role > persona > definition > default `none`), and max_turns,
+ * run_in_background and inherit_context (request > definition > settings default > default).
+ */
+import { CAPABILITY_MODES, ISOLATION_MODES, normalizeCapability, normalizeIsolation } from "../core/values.ts";
+import type { Entry, Sourced } from "../files/types.ts";
+import type { ResolutionContext } from "./context.ts";
+import { ORDER } from "./order.ts";
+import { loadedSlot, NOT_NAMED, pickIn, present, type Slot } from "./slots.ts";
+import type { TraceEntry } from "./types.ts";
+
+export function resolveCapability(ctx: ResolutionContext): TraceEntry {
+	const { role, definition } = ctx;
+	return pickIn(ORDER.capabilityMode, {
+		request: ctx.enumRequest("capabilityMode", "capability", normalizeCapability, CAPABILITY_MODES, false),
+		role: loadedSlot("role", role?.keys.capability, role?.invalid.capability),
+		definition: loadedSlot("definition", definition.keys.capability, definition.invalid.capability),
+	});
+}
+
+/** Isolation's trace and the request's own slot (the cwd step needs to know what the request said). */
+export function resolveIsolation(ctx: ResolutionContext, persona: Entry<"persona"> | null): { trace: TraceEntry; request: Slot } {
+	const { role, definition } = ctx;
+	const request = ctx.enumRequest("isolation", "isolation", normalizeIsolation, ISOLATION_MODES, false);
+	const trace = pickIn(ORDER.isolation, {
+		request,
+		role: loadedSlot("role", role?.keys.isolation, role?.invalid.isolation),
+		persona: loadedSlot("persona", persona?.keys.isolation, persona?.invalid.isolation),
+		definition: loadedSlot("definition", definition.keys.isolation, definition.invalid.isolation),
+		default: { layer: "default", state: "named", value: "none", source: "default" },
+	});
+	return { trace, request };
+}
+
+function settingsDefault<T>(value: Sourced<T> | null, fallback: T): Slot {
+	return value ? { layer: "default", state: "named", value: value.value, source: value.source } : { layer: "default", state: "named", value: fallback, source: "default" };
+}
+
+/** max_turns, run_in_background and inherit_context. */
+export function resolveRunFields(ctx: ResolutionContext): { maxTurns: TraceEntry; runInBackground: TraceEntry; inheritContext: TraceEntry } {
+	const { request, definition } = ctx;
+	const settings = ctx.input.loaded.settings;
+	let maxTurnsRequest: Slot = NOT_NAMED("request");
+	if (present(request.max_turns)) {
+		const raw = request.max_turns;
+		maxTurnsRequest =
+			typeof raw === "number" && Number.isInteger(raw) && raw >= 2
+				? { layer: "request", state: "named", value: raw, source: "request" }
+				: ctx.badRequest("maxTurns", "max_turns", raw, "an integer ≥ 2");
+	}
+	return {
+		maxTurns: pickIn(ORDER.maxTurns, {
+			request: maxTurnsRequest,
+			definition: loadedSlot("definition", definition.keys.max_turns, definition.invalid.max_turns),
+			default: settingsDefault(settings.defaultMaxTurns, null),
+		}),
+		runInBackground: pickIn(ORDER.runInBackground, {
+			request: ctx.booleanRequest("runInBackground", "run_in_background"),
+			definition: loadedSlot("definition", definition.keys.run_in_background, definition.invalid.run_in_background),
+			default: settingsDefault(settings.defaultBackground, false),
+		}),
+		inheritContext: pickIn(ORDER.inheritContext, {
+			request: ctx.booleanRequest("inheritContext", "inherit_context"),
+			definition: loadedSlot("definition", definition.keys.inherit_context, definition.invalid.inherit_context),
+			default: { layer: "default", state: "named", value: false, source: "default" },
+		}),
+	};
+}

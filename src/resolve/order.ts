@@ -1,0 +1,40 @@
+/**
+ * The per-field precedence (spec 02 "Per field"), highest first: the one place every precedence
+ * rule of cadre is written. Each resolution step puts its layers' slots in a field's order with
+ * `pickIn`; nothing downstream re-applies a rule.
+ */
+import type { EffectiveConfig, Layer } from "./types.ts";
+
+export const ORDER = {
+	model: ["request", "role", "persona", "pin", "definition", "parent"],
+	reasoningEffort: ["request", "role", "persona", "pin", "definition", "parent"],
+	capabilityMode: ["request", "role", "definition"],
+	isolation: ["request", "role", "persona", "definition", "default"],
+	persona: ["request", "definition"],
+	maxTurns: ["request", "definition", "default"],
+	runInBackground: ["request", "definition", "default"],
+	inheritContext: ["request", "definition", "default"],
+} as const satisfies Record<string, readonly Layer[]>;
+
+/** Config fields in output order; the resolution's own diagnostics follow this order. */
+export const CONFIG_FIELDS = [
+	"model",
+	"reasoningEffort",
+	"capabilityMode",
+	"persona",
+	"personaInstructions",
+	"rolePrompt",
+	"rolePromptWarning",
+	"roleName",
+	"personaError",
+	"isolation",
+	"tools",
+	"maxTurns",
+	"runInBackground",
+	"inheritContext",
+	"cwd",
+	"standingInstructions",
+	"definition",
+] as const satisfies readonly (keyof EffectiveConfig)[];
+
+export type Field = (typeof CONFIG_FIELDS)[number];

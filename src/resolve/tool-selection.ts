@@ -1,0 +1,45 @@
+/**
+ * The child's tools (spec 02 "Tools"): the definition's selection (or the parent's active tools)
+ * inside the tool universe, then the capability filter, each dropped name a warning at its key.
+ */
+import type { CapabilityMode } from "../core/values.ts";
+import type { ResolutionContext } from "./context.ts";
+import { derived, positionOf, show } from "./slots.ts";
+import { filterByCapability, selectTools, suggestToolNames } from "./tools.ts";
+import type { TraceEntry } from "./types.ts";
+
+function toolNameHint(unavailable: readonly string[], universe: readonly string[]): string {
+	const suggested = suggestToolNames(unavailable, universe);
+	const exact = "tool names are exact and case-sensitive";
+	if (suggested.length > 0) return `did you mean ${suggested.join(", ")}? (${exact})`;
+	return `check the spelling (${exact}) or load the extension that provides it`;
+}
+
+/** The tools trace; `capability` is the resolved mode and where it came from. */
+export function resolveTools(ctx: ResolutionContext, capability: { mode: CapabilityMode | null; source: string }): TraceEntry {
+	const { definition, input } = ctx;
+	const { parent, loaded } = input;
+	const toolKinds = input.toolKinds ?? loaded.settings.toolKinds;
+	const toolsKey = definition.keys.tools;
+	const selection = selectTools(toolsKey ? toolsKey.value : parent.activeTools, parent.toolUniverse);
+	if (selection.unavailable.length > 0) {
+		ctx.diagnostics.add("tools", {
+			severity: "warning",
+			...positionOf(toolsKey ? toolsKey.source : null),
+			code: "tool-unavailable",
+			message: `${toolsKey ? `tools of "${definition.name}"` : "the parent's active tools"} name${selection.unavailable.length === 1 ? "s" : ""} ${selection.unavailable.map(show).join(", ")}, not among the available tools (${parent.toolUniverse.join(", ")}); dropped`,
+			hint: toolNameHint(selection.unavailable, parent.toolUniverse),
+		});
+	}
+	const filtered = filterByCapability(selection.tools, capability.mode, toolKinds);
+	if (filtered.droppedUnknown.length > 0) {
+		ctx.diagnostics.add("tools", {
+			severity: "warning",
+			...positionOf(capability.source),
+			code: "tool-dropped",
+			message: `capability "${capability.mode}" drops ${filtered.droppedUnknown.map(show).join(", ")}: ${filtered.droppedUnknown.length === 1 ? "its kind is" : "their kind is"} unknown`,
+			hint: 'classify extension tools with settings "toolKinds" ({"pattern": "read" | "write" | "execute"})',
+		});
+	}
+	return toolsKey ? derived(filtered.tools, "definition", toolsKey.source) : derived(filtered.tools, "parent", "parent");
+}
