@@ -97,13 +97,13 @@ describe("layer order", () => {
 		expect(result.trace.isolation?.layer).toBe("request");
 	});
 
-	it("takes a persona's isolation over the definition's, and defaults to none", () => {
-		const defWorktree = loaded({
-			definitions: [scout({ isolation: "worktree" })],
-			personas: [entry("persona", { name: "calm", keys: { isolation: "none" }, body: "Calm." })],
+	it("takes a persona's isolation over a definition's none, and defaults to none", () => {
+		const defNone = loaded({
+			definitions: [scout({ isolation: "none" })],
+			personas: [entry("persona", { name: "careful", keys: { isolation: "worktree" }, body: "Careful." })],
 		});
-		const result = resolve(input({ type: "scout", request: { persona: "calm" }, loaded: defWorktree }));
-		expect(result.config?.isolation).toBe("none");
+		const result = resolve(input({ type: "scout", request: { persona: "careful" }, loaded: defNone }));
+		expect(result.config?.isolation).toBe("worktree");
 		expect(result.trace.isolation?.layer).toBe("persona");
 		const plain = resolve(input({ type: "scout", loaded: loaded({ definitions: [scout()] }) }));
 		expect(plain.trace.isolation).toMatchObject({ value: "none", layer: "default", source: "default" });
