@@ -1,7 +1,8 @@
 /**
  * The settings-like fields (spec 02 "Per field"): capability (request > role > definition, never a
- * persona), isolation (request > role > persona > definition > default `none`), and max_turns,
- * run_in_background and inherit_context (request > definition > settings default > default).
+ * persona), isolation (request > the definition's `worktree` floor > role > persona > definition >
+ * default `none`), and max_turns, run_in_background and inherit_context (request > definition >
+ * settings default > default).
  */
 import { CAPABILITY_MODES, ISOLATION_MODES, normalizeCapability, normalizeIsolation } from "../core/values.ts";
 import type { Entry, Sourced } from "../files/types.ts";
@@ -23,11 +24,14 @@ export function resolveCapability(ctx: ResolutionContext): TraceEntry {
 export function resolveIsolation(ctx: ResolutionContext, persona: Entry<"persona"> | null): { trace: TraceEntry; request: Slot } {
 	const { role, definition } = ctx;
 	const request = ctx.enumRequest("isolation", "isolation", normalizeIsolation, ISOLATION_MODES, false);
+	const floor = definition.keys.isolation?.value === "worktree" ? definition.keys.isolation : undefined;
 	const trace = pickIn(ORDER.isolation, {
 		request,
 		role: loadedSlot("role", role?.keys.isolation, role?.invalid.isolation),
 		persona: loadedSlot("persona", persona?.keys.isolation, persona?.invalid.isolation),
-		definition: loadedSlot("definition", definition.keys.isolation, definition.invalid.isolation),
+		// The definition's key counts once: at the floor when it says worktree, else at its plain place.
+		"definition-floor": floor ? loadedSlot("definition-floor", floor, undefined) : NOT_NAMED("definition-floor"),
+		definition: floor ? NOT_NAMED("definition") : loadedSlot("definition", definition.keys.isolation, definition.invalid.isolation),
 		default: { layer: "default", state: "named", value: "none", source: "default" },
 	});
 	return { trace, request };

@@ -9,7 +9,9 @@ export const ORDER = {
 	model: ["request", "role", "persona", "pin", "definition", "parent"],
 	reasoningEffort: ["request", "role", "persona", "pin", "definition", "parent"],
 	capabilityMode: ["request", "role", "definition"],
-	isolation: ["request", "role", "persona", "definition", "default"],
+	// A definition's `worktree` is a floor below the request: a role's or persona's `none` cannot
+	// lower it (ADR 0078). Its `none` stays at the plain definition place.
+	isolation: ["request", "definition-floor", "role", "persona", "definition", "default"],
 	persona: ["request", "definition"],
 	maxTurns: ["request", "definition", "default"],
 	runInBackground: ["request", "definition", "default"],

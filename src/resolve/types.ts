@@ -116,8 +116,11 @@ export interface EffectiveConfig {
 	definition: { name: string; source: string };
 }
 
-/** `resume`: the value was reused from the stored config of the run being resumed. */
-export type Layer = "request" | "role" | "persona" | "pin" | "definition" | "parent" | "default" | "resume";
+/**
+ * `definition-floor`: the definition's `isolation: worktree`, which only the request can lower
+ * (ADR 0078). `resume`: the value was reused from the stored config of the run being resumed.
+ */
+export type Layer = "request" | "definition-floor" | "role" | "persona" | "pin" | "definition" | "parent" | "default" | "resume";
 
 export type CandidateOutcome = "not-named" | "overridden" | "invalid" | "unresolvable";
 

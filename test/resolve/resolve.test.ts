@@ -58,7 +58,7 @@ describe("layer order", () => {
 		expect(result.config).toMatchObject({ model: "test/model-b", reasoningEffort: "low", isolation: "none", standingInstructions: "Scout the code." });
 		expect(result.trace.isolation?.layer).toBe("request");
 		expect(result.trace.reasoningEffort?.layer).toBe("definition");
-		expect(result.trace.isolation?.candidates.find((c) => c.layer === "definition")?.outcome).toBe("overridden");
+		expect(result.trace.isolation?.candidates.find((c) => c.layer === "definition-floor")?.outcome).toBe("overridden");
 	});
 
 	it("puts the operator pin above the definition and below the persona", () => {
