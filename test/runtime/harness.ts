@@ -40,7 +40,8 @@ export interface Turn {
 	lastText: string;
 }
 
-export type Script = (turn: Turn) => AssistantMessage;
+/** A model script; a promise holds the response back (a child that finishes when the test says). */
+export type Script = (turn: Turn) => AssistantMessage | Promise<AssistantMessage>;
 
 function textOf(message: Message | undefined): string {
 	if (!message) return "";
@@ -88,6 +89,11 @@ export interface ParentOptions {
 	persisted?: boolean;
 	/** Whether the parent's session trusts the project (default: false). */
 	projectTrusted?: boolean;
+	/**
+	 * pi's run mode as extensions see it (default "rpc": a driven session whose notifications start
+	 * turns; an SDK session that binds no mode reports "print").
+	 */
+	mode?: "tui" | "rpc" | "json" | "print";
 }
 
 export interface Parent {
@@ -170,7 +176,7 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 		settingsManager,
 		sessionManager: options.persisted ? SessionManager.create(cwd, join(agentDir, "sessions")) : SessionManager.inMemory(cwd),
 	});
-	await session.bindExtensions({});
+	await session.bindExtensions({ mode: options.mode ?? "rpc" });
 	return {
 		session,
 		cwd,

@@ -8,66 +8,8 @@ import { describe, expect, it } from "vitest";
 import { createLimiter } from "../../src/runtime/limiter.ts";
 import { checkPiVersion, extensionExcluded } from "../../src/runtime/pi-sdk.ts";
 import { formatResult, notificationText, requestedVsUsed, runResult } from "../../src/runtime/result.ts";
-import { newRunId, type RunRecord } from "../../src/runtime/runs.ts";
-
-function record(overrides: Partial<RunRecord> = {}): RunRecord {
-	return {
-		id: "explore-abc123",
-		type: "explore",
-		description: "look around",
-		prompt: "p",
-		plannedCwd: "/tmp",
-		background: true,
-		state: "completed",
-		config: {
-			model: "faux/m",
-			reasoningEffort: "high",
-			capabilityMode: "read-only",
-			persona: null,
-			personaInstructions: null,
-			rolePrompt: null,
-			rolePromptWarning: null,
-			roleName: null,
-			personaError: null,
-			isolation: "none",
-			tools: ["read"],
-			maxTurns: null,
-			runInBackground: true,
-			inheritContext: false,
-			cwd: ".",
-			standingInstructions: null,
-			definition: { name: "explore", source: "bundled" },
-		},
-		trace: {
-			reasoningEffort: { value: "high", layer: "request", source: "request", candidates: [], applied: "medium" },
-			model: {
-				value: "faux/m",
-				layer: "parent",
-				source: "parent",
-				candidates: [{ layer: "request", value: "nope/x", source: "request", outcome: "unresolvable" }],
-			},
-		},
-		ignored: [{ key: "isolation", requested: "worktree", reason: "resume keeps the stored config" }],
-		diagnostics: [],
-		resumeOf: null,
-		createdAt: 0,
-		startedAt: 0,
-		endedAt: 1000,
-		lastEventAt: 0,
-		activity: "completed",
-		turns: 2,
-		toolUses: 1,
-		usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cost: 0.001 },
-		text: "x".repeat(50),
-		error: null,
-		transcript: "/t/run.jsonl",
-		isolation: null,
-		limitReached: false,
-		fetched: false,
-		notified: false,
-		...overrides,
-	};
-}
+import { newRunId } from "../../src/runtime/runs.ts";
+import { record } from "./record.ts";
 
 describe("limiter", () => {
 	it("admits in FIFO order within the slot count and cancels queued jobs", async () => {
