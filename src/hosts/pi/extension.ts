@@ -21,10 +21,11 @@ import {
 	piDocPaths,
 	transcriptDir,
 } from "../../runtime/pi-sdk.ts";
-import { counted, formatResult, notificationText, progressText, type RunResult, runResult } from "../../runtime/result.ts";
+import { counted, formatResult, progressText, type RunResult, runResult } from "../../runtime/result.ts";
 import { createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../runtime/worktree-hooks.ts";
 import { subagentsCommand } from "./commands.ts";
+import { createNotifier, singleShot, stoppedAtExit } from "./notifications.ts";
 import { touchedPath } from "./parent-writes.ts";
 import { agentPaths, loadFor, type ParentSnapshot, planSpawn } from "./spawn.ts";
 import {
@@ -55,7 +56,6 @@ export const SERVICE_REQUEST = "cadre:service-request";
 /** Event-bus channel on which the service is announced at session start. */
 export const SERVICE_READY = "cadre:service";
 
-const NOTIFICATION_TYPE = "cadre-notification";
 const USAGE_ENTRY = "cadre-usage";
 
 interface SessionState {
@@ -63,7 +63,6 @@ interface SessionState {
 	ctx: ExtensionContext;
 	promptOptions: BuildSystemPromptOptions | null;
 	childExtensions: Promise<ChildExtensionSet> | null;
-	pending: RunRecord[];
 	maxResultChars: number;
 	/** Paths the parent's own edit/write/bash calls touched, with when (for the escape check). */
 	touched: { path: string; at: number }[];
@@ -124,14 +123,12 @@ export default function cadre(pi: ExtensionAPI): void {
 	};
 	let lastDescription = "";
 
-	const deliver = (run: RunRecord) => {
-		if (run.notified || run.fetched) return;
-		run.notified = true;
-		pi.sendMessage(
-			{ customType: NOTIFICATION_TYPE, content: notificationText(run), display: true, details: runResult(run, state?.maxResultChars ?? 20000) },
-			{ triggerTurn: true, deliverAs: "followUp" },
-		);
-	};
+	const notifications = createNotifier({
+		send: (message, options) => pi.sendMessage(message, options),
+		isIdle: () => state?.ctx.isIdle() ?? false,
+		mode: () => state?.ctx.mode ?? "print",
+		maxResultChars: () => state?.maxResultChars ?? 20000,
+	});
 
 	const ensure = (ctx: ExtensionContext): SessionState => {
 		if (state) {
@@ -145,7 +142,6 @@ export default function cadre(pi: ExtensionAPI): void {
 			ctx,
 			promptOptions: null,
 			childExtensions: null,
-			pending: [],
 			touched,
 			resuming: new Set(),
 			maxResultChars: loaded?.settings.maxResultChars ?? 20000,
@@ -169,15 +165,7 @@ export default function cadre(pi: ExtensionAPI): void {
 					} catch {
 						// the parent session may already be gone
 					}
-					if (run.fetched) return;
-					let idle = false;
-					try {
-						idle = created.ctx.isIdle();
-					} catch {
-						return;
-					}
-					if (idle) deliver(run);
-					else created.pending.push(run);
+					notifications.completed(run);
 				},
 			}),
 		};
@@ -465,6 +453,7 @@ export default function cadre(pi: ExtensionAPI): void {
 		const s = ensure(ctx);
 		s.promptOptions = event.systemPromptOptions;
 		refreshDescription(ctx);
+		notifications.runStarting();
 	});
 
 	// The parent's own writes, so the escape check does not blame a worktree child for them. Stamped
@@ -480,18 +469,19 @@ export default function cadre(pi: ExtensionAPI): void {
 	pi.on("tool_call", recordParentWrite);
 	pi.on("tool_result", recordParentWrite);
 
+	pi.on("turn_start", () => notifications.turnStarted());
 	pi.on("agent_settled", (_event, ctx) => {
-		const s = ensure(ctx);
-		const pending = s.pending.splice(0);
-		for (const run of pending) deliver(run);
+		ensure(ctx);
+		notifications.settled();
 	});
 
-	pi.on("session_shutdown", async () => {
+	pi.on("session_shutdown", async (event, ctx) => {
+		notifications.close();
 		const s = state;
 		if (!s) return;
-		s.pending.length = 0;
-		for (const run of s.registry.list()) if (run.endedAt === null) run.notified = true;
+		const going = s.registry.list().filter((run) => run.endedAt === null);
 		await s.registry.stopAll();
+		if (singleShot(ctx.mode)) for (const line of stoppedAtExit(going, event.reason)) process.stderr.write(line);
 	});
 
 }
