@@ -4,7 +4,7 @@
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -81,5 +81,54 @@ describe("pi -e . -p", () => {
 		expect(ends).toHaveLength(1);
 		expect(ends[0].status).toBe("stopped");
 		expect(ends[0].description).toBe("sleeper");
+	});
+});
+
+/** A `pi -p` / `--mode json` run of the print-notify fixture: its output, parent requests and records. */
+function printNotifyRun(prefix: string, flags: string[]) {
+	const world = piWorld(prefix);
+	const requests = join(world.root, "requests.log");
+	const events = join(world.root, "events.log");
+	const result = runPi(world, { fixture: "print-notify.ts", prompt: "start three children", flags, env: { CADRE_REQUEST_LOG: requests, CADRE_EVENT_LOG: events }, timeout: 40_000 });
+	const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line)) : []);
+	const sessions = join(world.agentDir, "sessions");
+	// The parent's session file; children's transcripts live under its `cadre/` folder.
+	const sessionFiles = readdirSync(sessions, { recursive: true, withFileTypes: true })
+		.filter((entry) => entry.isFile() && entry.name.endsWith(".jsonl") && !relative(sessions, entry.parentPath).split(sep).includes("cadre"))
+		.map((entry) => join(entry.parentPath, entry.name));
+	const entries = sessionFiles.flatMap((file) => readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line)));
+	return { result, requests: lines(requests), failed: lines(events), entries };
+}
+
+/** What every single-shot run must show: no turn after the answer, the sleeper reported and recorded stopped. */
+function expectStoppedAtExit(run: ReturnType<typeof printNotifyRun>) {
+	expect(run.result.status).toBe(0);
+	// Two parent requests: the spawns and the final answer; no notification started a third.
+	expect(run.requests).toHaveLength(2);
+	const sleeper = run.failed.find((payload) => payload.description === "sleeper");
+	expect(sleeper?.status).toBe("stopped");
+	expect(run.result.stderr).toContain(`cadre: sub-agent ${sleeper?.id} (general-purpose: sleeper) stopped at exit`);
+	expect(run.result.stderr).not.toMatch(/\((general-purpose: (mid|late))\)/);
+	const usage = run.entries.filter((entry) => entry.type === "custom" && entry.customType === "cadre-usage").map((entry) => entry.data);
+	expect(usage.find((data) => data.id === sleeper?.id)?.status).toBe("stopped");
+	expect(usage.filter((data) => data.status === "completed").map((data) => data.type)).toHaveLength(2);
+}
+
+describe("pi -p with background children (issue 11 item 6)", () => {
+	it("prints the parent's final answer though children finish during and after its turn; a child still running is reported on stderr", () => {
+		const run = printNotifyRun("cli-print-", []);
+		expect(run.result.stdout).toBe("parent done\n");
+		expectStoppedAtExit(run);
+	});
+
+	it("--mode json: the event stream ends with the parent's answer, no turn after it", () => {
+		const run = printNotifyRun("cli-json-", ["--mode", "json"]);
+		const events = run.result.stdout.trim().split("\n").map((line) => JSON.parse(line));
+		const answers = events
+			.filter((event) => event.type === "message_end" && event.message?.role === "assistant")
+			.map((event) => JSON.stringify(event.message.content));
+		expect(answers.at(-1)).toContain("parent done");
+		expect(run.result.stdout).not.toContain("EXTRA TURN");
+		expectStoppedAtExit(run);
 	});
 });
