@@ -5,37 +5,23 @@
  * concurrent background children; memory retained per finished child; the three tools'
  * description + schema size in tokens (chars/4). All with pi-ai's faux model, offline.
  */
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-
-const root = mkdtempSync(join(tmpdir(), "cadre-bench-"));
-for (const [name, dir] of [
-	["HOME", "home"],
-	["PI_CODING_AGENT_DIR", "agent"],
-	["TMPDIR", "tmp"],
-] as const) {
-	mkdirSync(join(root, dir), { recursive: true });
-	process.env[name] = join(root, dir);
-}
-process.env.PI_OFFLINE = "1";
-process.env.PI_TELEMETRY = "0";
+import { bareLoader, benchRoot as root, ms, now } from "./support.ts";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 
 const { fauxAssistantMessage, fauxProvider, fauxToolCall } = await import("@earendil-works/pi-ai");
-const { createAgentSession, createExtensionRuntime, ModelRuntime, SessionManager, SettingsManager } = await import("@earendil-works/pi-coding-agent");
+const { createAgentSession, ModelRuntime, SessionManager, SettingsManager } = await import("@earendil-works/pi-coding-agent");
 const { createParent, describeTurn } = await import("../test/runtime/harness.ts");
 
-const now = () => performance.now();
 const pct = (values: number[], p: number) => {
 	const sorted = [...values].sort((a, b) => a - b);
 	return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 };
-const ms = (value: number) => `${value.toFixed(2)} ms`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
 
 /** A tiny extension of the kind users load: a tool and a tool_call handler. */
@@ -99,19 +85,7 @@ async function floor(count: number): Promise<number[]> {
 		}) as never,
 	);
 	const cwd = mkdtempSync(join(root, "floor-"));
-	const loader = {
-		getExtensions: () => ({ extensions: [], errors: [], runtime: createExtensionRuntime() }),
-		getSkills: () => ({ skills: [], diagnostics: [] }),
-		getPrompts: () => ({ prompts: [], diagnostics: [] }),
-		getThemes: () => ({ themes: [], diagnostics: [] }),
-		getAgentsFiles: () => ({ agentsFiles: [] }),
-		getSystemPrompt: () => "You are a bench child.",
-		getSystemPromptSource: () => undefined,
-		getAppendSystemPrompt: () => [],
-		getAppendSystemPromptSources: () => [],
-		extendResources: () => {},
-		reload: async () => {},
-	};
+	const loader = bareLoader("You are a bench child.");
 	for (let i = 0; i < count + 5; i++) {
 		started = now();
 		const { session } = await createAgentSession({
