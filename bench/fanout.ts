@@ -164,6 +164,9 @@ async function floor(n: number): Promise<Outcome> {
 
 const line = (label: string, outcome: Outcome, floorWall?: number) =>
 	`${label} ${String(outcome.parentRequests).padStart(3)} parent requests, wall ${ms(outcome.wallMs).padStart(11)}${floorWall ? `  ×${(outcome.wallMs / floorWall).toFixed(2)} floor` : ""}`;
+// Warm up both paths (module loading, JIT) so the first measured N does not pay for it.
+await floor(5);
+await cadre(5, 5);
 console.log("fan-out: N background children in one parent message (faux model), prompt → every child delivered to the parent");
 for (const n of [10, 50, 500]) {
 	const bare = await floor(n);
