@@ -43,6 +43,22 @@ function lastTool(turn: Turn): string | null {
 
 const isPrompt = (turn: Turn, text: string) => turn.last?.role === "user" && turn.lastText === text;
 
+/**
+ * The parent spawns one child per gate, then ends its turn; child n answers once gate n is open; the
+ * parent answers each notification with "noted".
+ */
+function gatedScript(gates: { promise: Promise<void> }[]) {
+	return async (turn: Turn) => {
+		if (turn.agent === "explore") {
+			await gates[taskOf(turn)]?.promise;
+			return fauxAssistantMessage(`finding ${taskOf(turn)}`);
+		}
+		if (isPrompt(turn, "go")) return spawnCalls(gates.length);
+		if (lastTool(turn) === "subagent") return fauxAssistantMessage("spawned");
+		return fauxAssistantMessage("noted");
+	};
+}
+
 /** A parent tool that returns once `count` children have completed (the parent stays mid-turn). */
 function waitForCompletions(pi: ExtensionAPI): void {
 	let completed = 0;
@@ -111,15 +127,7 @@ describe("completion notifications", () => {
 	it("5 children that finish one by one while the parent is idle are each delivered at once", async () => {
 		const gates = Array.from({ length: 5 }, gate);
 		parent = await createParent({
-			script: async (turn) => {
-				if (turn.agent === "explore") {
-					await gates[taskOf(turn)]?.promise;
-					return fauxAssistantMessage(`finding ${taskOf(turn)}`);
-				}
-				if (isPrompt(turn, "go")) return spawnCalls(5);
-				if (lastTool(turn) === "subagent") return fauxAssistantMessage("spawned");
-				return fauxAssistantMessage("noted");
-			},
+			script: gatedScript(gates),
 		});
 		await parent.session.prompt("go");
 		await parent.session.waitForIdle();
@@ -155,15 +163,7 @@ describe("completion notifications", () => {
 		};
 		parent = await createParent({
 			extensionFactories: [joinWhileStarting],
-			script: async (turn) => {
-				if (turn.agent === "explore") {
-					await gates[taskOf(turn)]?.promise;
-					return fauxAssistantMessage(`finding ${taskOf(turn)}`);
-				}
-				if (isPrompt(turn, "go")) return spawnCalls(2);
-				if (lastTool(turn) === "subagent") return fauxAssistantMessage("spawned");
-				return fauxAssistantMessage("noted");
-			},
+			script: gatedScript(gates),
 		});
 		await parent.session.prompt("go");
 		await parent.session.waitForIdle();
