@@ -2,46 +2,10 @@
  * cadre through the real `pi -e <repo> -p` command line, offline: a test extension registers a
  * scripted faux model; the parent spawns children in-process.
  */
-import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const piBin = join(repo, "node_modules", ".bin", "pi");
-
-/** A temporary HOME, agent dir (with the faux provider's key) and project for one pi run. */
-function piWorld(prefix: string): { root: string; agentDir: string; project: string } {
-	const root = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", prefix));
-	const agentDir = join(root, "agent");
-	const project = join(root, "project");
-	for (const dir of [join(root, "home"), agentDir, project]) mkdirSync(dir, { recursive: true });
-	writeFileSync(join(agentDir, "auth.json"), JSON.stringify({ faux: { type: "api_key", key: "offline" } }));
-	return { root, agentDir, project };
-}
-
-/** Runs the real `pi` in the world's project, offline, with cadre and the given fixture model. */
-function runPi(
-	world: { root: string; agentDir: string; project: string },
-	options: { fixture: string; prompt: string; flags?: string[]; env?: Record<string, string>; timeout?: number },
-): SpawnSyncReturns<string> {
-	const args = [...(options.flags ?? []), "-e", repo, "-e", join(repo, "test/pi/fixtures", options.fixture), "--model", "faux/scripted", "-p", options.prompt];
-	return spawnSync(piBin, args, {
-		cwd: world.project,
-		encoding: "utf8",
-		timeout: options.timeout ?? 60_000,
-		env: {
-			...process.env,
-			HOME: join(world.root, "home"),
-			PI_CODING_AGENT_DIR: world.agentDir,
-			PI_OFFLINE: "1",
-			PI_TELEMETRY: "0",
-			PATH: `${join(repo, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
-			...options.env,
-		},
-	});
-}
+import { piWorld, runPi } from "../support/pi-cli.ts";
 
 describe("pi -e . -p", () => {
 	it("spawns a child through the real pi CLI and prints its answer", () => {
