@@ -5,10 +5,22 @@
  * returning plain data, shared by `cadre worktrees` and the pi `/subagents` command.
  */
 import { existsSync, rmdirSync } from "node:fs";
+import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { checkEscape, type Fingerprint, FINGERPRINT_STATUS_ARGS, parseStatus, takeFingerprint } from "./escape-check.ts";
 import { firstLine, readHead, readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
-import { commitIdentityEnv, type DiffStat, diffStat, isValidRunId, type WorktreeRecord, worktreeRecords } from "./worktree.ts";
+import type { Owner } from "./owner.ts";
+import {
+	branchBases,
+	commitIdentityEnv,
+	type DiffStat,
+	diffStat,
+	isValidRunId,
+	type WorktreeRecord,
+	worktreeRecords,
+} from "./worktree.ts";
+import { lockHolder } from "./worktree-lock.ts";
+import { type RecoveredWorktree, recoverInterrupted } from "./worktree-recovery.ts";
 
 /** A failure to even look at the repository. */
 export interface AdminFailure {
@@ -30,20 +42,28 @@ export interface CadreWorktreeEntry {
 	subject: string | null;
 	/** The tip's committer date (ISO 8601), or null. */
 	date: string | null;
-	/** Whether the branch is already contained in the parent's HEAD (merged, or nothing to apply). */
+	/** The commit the branch was created from (its reflog's first entry), or null when unknown. */
+	base: string | null;
+	/** Whether the branch holds work: commits beyond its base (true when the base is unknown). */
+	hasWork: boolean;
+	/** Whether the branch holds work and that work is contained in the parent's HEAD. */
 	applied: boolean;
 	/** The worktree directory when git still records one for this branch, else null. */
 	worktreePath: string | null;
 	/** Whether that directory exists (false: git's record is stale and `clean` prunes it). */
 	worktreeExists: boolean;
-	/** Whether the worktree is locked: a run is using it (cadre locks it while the run lasts). */
+	/** Whether the worktree is locked: a run is using it (cadre locks it while the run lasts), or was interrupted. */
 	locked: boolean;
+	/** The process the lock names as the run's owner, or null (not locked, or a lock cadre did not write). */
+	owner: Owner | null;
+	/** Whether that owner is gone: the run was interrupted and `clean` recovers its work. */
+	interrupted: boolean;
 	/** Paths in the worktree not committed to the branch (tracked changes and untracked files). */
 	uncommitted: string[];
 	/** Ignored files and directories in the worktree. */
 	ignored: string[];
-	/** One word for tables: `applied`, `unapplied`, `kept`, `dirty`, `stale`. */
-	state: "applied" | "unapplied" | "kept" | "dirty" | "stale";
+	/** One word for tables: `applied`, `unapplied`, `empty` (no work, no worktree), `kept`, `dirty`, `stale`. */
+	state: "applied" | "unapplied" | "empty" | "kept" | "dirty" | "stale";
 }
 
 /** What `listCadreWorktrees` found. */
@@ -73,12 +93,13 @@ export async function listCadreWorktrees(cwd: string): Promise<WorktreeListing |
 	const root = repo.facts.root;
 	const { head, branch: currentBranch } = readHead(repo.facts);
 	const format = "%(refname:lstrip=3)%00%(objectname)%00%(committerdate:iso-strict)%00%(subject)";
-	const [refs, merged, records] = await Promise.all([
+	const [refs, merged, records, bases] = await Promise.all([
 		runGit(["for-each-ref", `--format=${format}`, "refs/heads/cadre/"], { cwd: root }),
 		head
 			? runGit(["for-each-ref", "--format=%(refname:lstrip=3)", "--merged", head, "refs/heads/cadre/"], { cwd: root })
 			: Promise.resolve({ code: 0, stdout: "", stderr: "" }),
 		worktreeRecords(root),
+		branchBases(root),
 	]);
 	const mergedIds = new Set(merged.stdout.split("\n").filter((line) => line !== ""));
 	const byId = new Map<string, CadreWorktreeEntry>();
@@ -91,10 +112,14 @@ export async function listCadreWorktrees(cwd: string): Promise<WorktreeListing |
 				commit: null,
 				subject: null,
 				date: null,
+				base: null,
+				hasWork: false,
 				applied: false,
 				worktreePath: null,
 				worktreeExists: false,
 				locked: false,
+				owner: null,
+				interrupted: false,
 				uncommitted: [],
 				ignored: [],
 				state: "unapplied",
@@ -106,7 +131,9 @@ export async function listCadreWorktrees(cwd: string): Promise<WorktreeListing |
 	for (const line of refs.stdout.split("\n")) {
 		if (line === "") continue;
 		const [id, commit, date, subject] = line.split("\0") as [string, string, string, string];
-		Object.assign(entry(id), { branch: `cadre/${id}`, commit, date, subject, applied: mergedIds.has(id) });
+		const base = bases.get(id) ?? null;
+		const hasWork = base === null || base !== commit;
+		Object.assign(entry(id), { branch: `cadre/${id}`, commit, date, subject, base, hasWork, applied: hasWork && mergedIds.has(id) });
 	}
 	const kept: [CadreWorktreeEntry, WorktreeRecord][] = [];
 	for (const record of records) {
@@ -114,7 +141,10 @@ export async function listCadreWorktrees(cwd: string): Promise<WorktreeListing |
 		const found = entry(record.branch.slice("refs/heads/cadre/".length));
 		found.worktreePath = record.path;
 		found.worktreeExists = existsSync(join(record.path, ".git"));
-		found.locked = record.locked;
+		const holder = lockHolder(record);
+		found.locked = holder.state !== "unlocked";
+		found.owner = holder.owner;
+		found.interrupted = holder.state === "interrupted";
 		if (found.worktreeExists) kept.push([found, record]);
 	}
 	await Promise.all(
@@ -129,6 +159,7 @@ export async function listCadreWorktrees(cwd: string): Promise<WorktreeListing |
 		if (found.worktreePath && !found.worktreeExists) found.state = "stale";
 		else if (found.uncommitted.length > 0) found.state = "dirty";
 		else if (found.worktreePath) found.state = "kept";
+		else if (found.branch && !found.hasWork) found.state = "empty";
 		else found.state = found.applied ? "applied" : "unapplied";
 	}
 	const entries = [...byId.values()].sort((a, b) => (a.date ?? "").localeCompare(b.date ?? "") || a.id.localeCompare(b.id));
@@ -236,6 +267,11 @@ export async function applyCadreWorktree(options: ApplyOptions): Promise<ApplyRe
 		worktreeRecords(root),
 	]);
 	const running = records.find((r) => r.branch === `refs/heads/${branch}` && r.locked);
+	if (running && lockHolder(running).state === "interrupted") {
+		return result("refused", `The run ${options.id} was interrupted (its parent process is gone); its work is still uncommitted in ${running.path}, not on ${branch}.`, {
+			hint: `Run \`cadre worktrees clean\` to commit it to ${branch}, then \`cadre worktrees apply ${options.id}\`.`,
+		});
+	}
 	if (running) {
 		return result("refused", `The run ${options.id} is still in progress in ${running.path}; ${branch} does not hold its work yet.`, {
 			hint: `Wait until it ends (its work is committed then), then run \`cadre worktrees apply ${options.id}\`.`,
@@ -356,45 +392,59 @@ async function restoreAfterFailedMerge(
 /** What `cleanCadreWorktrees` did. */
 export interface CleanResult {
 	ok: true;
+	/** Interrupted worktrees (their run's parent process is gone) whose work was committed to the branch first. */
+	recovered: RecoveredWorktree[];
 	/** Worktrees removed (nothing in them was uncommitted or ignored). */
 	removed: { id: string; path: string }[];
 	/** Worktrees kept, with why. */
 	kept: { id: string; path: string; reason: string }[];
-	/** `cadre/*` branches deleted because they were already applied and had no worktree left. */
+	/** `cadre/*` branches deleted because they were already applied, or held no work, and had no worktree left. */
 	deletedBranches: string[];
+	/** Those of `deletedBranches` that held no work (still at the commit they were created from). */
+	emptyBranches: string[];
 	/** Branches kept because their work is not applied yet. */
 	unappliedBranches: string[];
 }
 
+/** Why `clean` keeps a locked worktree, naming the lock's owner when cadre wrote the lock. */
+function lockedReason(entry: CadreWorktreeEntry, path: string): string {
+	const unlock = `\`git worktree unlock ${path}\` and clean again`;
+	const owner = entry.owner;
+	if (!owner) return `locked: a run is still using it (if none is, ${unlock})`;
+	if (owner.host !== hostname()) {
+		return `locked by a run on the host ${owner.host}, which cadre cannot check from here (if it has ended, ${unlock})`;
+	}
+	return `locked: a run is still using it (process ${owner.pid})`;
+}
+
 /**
- * Removes cadre worktrees with nothing left to keep (not locked by a running run, no uncommitted,
- * untracked or ignored files — their work is on the branch), prunes git's stale worktree records, and deletes `cadre/*` branches
- * that are already applied and have no worktree. Unapplied branches are never deleted.
+ * Recovers interrupted worktrees (their run's parent process is gone: the work is committed to the
+ * branch first), removes cadre worktrees with nothing left to keep (not locked by a running run, no
+ * uncommitted, untracked or ignored files — their work is on the branch), prunes git's stale
+ * worktree records, and deletes `cadre/*` branches without a worktree that are already applied or
+ * hold no work. Unapplied work is never deleted.
  */
 export async function cleanCadreWorktrees(cwd: string): Promise<CleanResult | AdminFailure> {
 	const repo = await openRepo(cwd);
 	if (!repo.ok) return repo;
 	const root = repo.facts.root;
+	const records = await worktreeRecords(root);
+	// an interrupted run's work is committed first; what cannot be committed keeps its worktree
+	const recovered = await recoverInterrupted(repo.facts, records);
 	// git never prunes a locked record; a cadre worktree whose directory is gone has nothing left to
 	// protect (its run lost it, or pi ended without unlocking), so unlock it first
-	const vanished = (await worktreeRecords(root)).filter(
-		(r) => r.locked && r.branch?.startsWith("refs/heads/cadre/") && !existsSync(join(r.path, ".git")),
-	);
+	const vanished = records.filter((r) => r.locked && r.branch?.startsWith("refs/heads/cadre/") && !existsSync(join(r.path, ".git")));
 	await Promise.all(vanished.map((r) => runGit(["worktree", "unlock", r.path], { cwd: root })));
 	await runGit(["worktree", "prune"], { cwd: root });
 	const listing = await listCadreWorktrees(cwd);
 	if (!listing.ok) return listing;
-	const outcome: CleanResult = { ok: true, removed: [], kept: [], deletedBranches: [], unappliedBranches: [] };
+	const outcome: CleanResult = { ok: true, recovered, removed: [], kept: [], deletedBranches: [], emptyBranches: [], unappliedBranches: [] };
 	for (const entry of listing.entries) {
 		let hasWorktree = entry.worktreePath !== null && entry.worktreeExists;
 		if (hasWorktree && entry.worktreePath) {
 			const path = entry.worktreePath;
 			if (entry.locked) {
-				outcome.kept.push({
-					id: entry.id,
-					path,
-					reason: `locked: a run is still using it (if none is, \`git worktree unlock ${path}\` and clean again)`,
-				});
+				outcome.kept.push({ id: entry.id, path, reason: lockedReason(entry, path) });
 			} else if (entry.uncommitted.length > 0 || entry.ignored.length > 0) {
 				const reasons: string[] = [];
 				if (entry.uncommitted.length > 0) reasons.push(`uncommitted changes: ${entry.uncommitted.join(", ")}`);
@@ -419,6 +469,13 @@ export async function cleanCadreWorktrees(cwd: string): Promise<CleanResult | Ad
 		if (entry.applied) {
 			const deleted = await runGit(["branch", "-d", entry.branch], { cwd: root });
 			if (deleted.code === 0) outcome.deletedBranches.push(entry.branch);
+		} else if (!entry.hasWork) {
+			// still at the commit it was created from: deleting it loses nothing of a run
+			const deleted = await runGit(["branch", "-D", entry.branch], { cwd: root });
+			if (deleted.code === 0) {
+				outcome.deletedBranches.push(entry.branch);
+				outcome.emptyBranches.push(entry.branch);
+			}
 		} else {
 			outcome.unappliedBranches.push(entry.branch);
 		}

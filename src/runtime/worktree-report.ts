@@ -4,9 +4,18 @@
  * `worktree-admin.ts`, shared by `cadre worktrees` and pi's `/subagents worktrees`.
  */
 import type { ApplyResult, CadreWorktreeEntry, CleanResult, WorktreeListing } from "./worktree-admin.ts";
+import type { RecoveredWorktree } from "./worktree-recovery.ts";
 
 function describeState(entry: CadreWorktreeEntry): string {
-	return entry.locked ? `${stateWord(entry)}, in use` : stateWord(entry);
+	if (!entry.locked) return stateWord(entry);
+	return `${stateWord(entry)}, ${entry.interrupted ? "interrupted" : "in use"}`;
+}
+
+/** The APPLIED column: `yes` only for a branch that holds work and is merged. */
+function appliedWord(entry: CadreWorktreeEntry): string {
+	if (!entry.branch) return "-";
+	if (!entry.hasWork) return "no work";
+	return entry.applied ? "yes" : "no";
 }
 
 function stateWord(entry: CadreWorktreeEntry): string {
@@ -15,6 +24,8 @@ function stateWord(entry: CadreWorktreeEntry): string {
 			return "applied";
 		case "unapplied":
 			return "not applied";
+		case "empty":
+			return "no work";
 		case "kept":
 			return entry.ignored.length > 0 ? `kept (${entry.ignored.length} ignored)` : "kept";
 		case "dirty":
@@ -32,7 +43,7 @@ export function renderListing(listing: WorktreeListing, tty: boolean): string {
 		rows.push([
 			entry.id,
 			describeState(entry),
-			entry.branch ? (entry.applied ? "yes" : "no") : "-",
+			appliedWord(entry),
 			entry.commit ? entry.commit.slice(0, 10) : "-",
 			entry.worktreePath ?? entry.subject ?? "",
 		]);
@@ -47,6 +58,7 @@ export function renderListing(listing: WorktreeListing, tty: boolean): string {
 	});
 	const notes: string[] = [];
 	for (const entry of listing.entries) {
+		if (entry.interrupted) notes.push(`${entry.id}: interrupted: ${ownerWords(entry.owner)}; \`cadre worktrees clean\` commits its work to ${entry.branch ?? `cadre/${entry.id}`}`);
 		if (entry.ignored.length > 0) notes.push(`${entry.id}: ignored files kept in the worktree: ${entry.ignored.join(", ")}`);
 		if (entry.uncommitted.length > 0) notes.push(`${entry.id}: not on the branch: ${entry.uncommitted.join(", ")}`);
 	}
@@ -65,11 +77,38 @@ export function renderApply(applied: ApplyResult): string {
 	return `${lines.join("\n")}\n`;
 }
 
+function ownerWords(owner: { pid: number; host: string } | null): string {
+	return owner ? `its parent process (pid ${owner.pid} on ${owner.host}) is gone` : "its parent process is gone";
+}
+
+/** What recovering one interrupted worktree did, in one clause. */
+function recoveredWords(r: RecoveredWorktree): string {
+	const stat = r.diffStat ? ` (${r.diffStat.summary})` : "";
+	const parts = [
+		r.commit && r.branch
+			? `${r.committed ? "committed its work to" : "its work is on"} ${r.branch} at ${r.commit.slice(0, 10)}${stat}`
+			: "it left no work",
+		r.removed ? "worktree removed" : `worktree kept${r.keptBecause ? ` because ${r.keptBecause}` : ""}`,
+	];
+	if (r.error) parts.push(`problem: ${r.error}`);
+	return parts.join("; ");
+}
+
+/** The session-start report of recovered worktrees. */
+export function renderRecovery(recovered: RecoveredWorktree[]): string {
+	const runs = recovered.length === 1 ? "1 interrupted sub-agent run" : `${recovered.length} interrupted sub-agent runs`;
+	const lines = [`cadre: recovered ${runs} whose parent process ended while ${recovered.length === 1 ? "it" : "they"} ran:`];
+	for (const r of recovered) lines.push(`  ${r.id}: ${recoveredWords(r)}`);
+	lines.push("Review with `cadre worktrees list`, apply with `cadre worktrees apply ID`.");
+	return `${lines.join("\n")}\n`;
+}
+
 export function renderClean(cleaned: CleanResult): string {
 	const lines: string[] = [];
+	for (const r of cleaned.recovered) lines.push(`recovered  ${r.id}  ${r.worktreePath}  (interrupted run: ${recoveredWords(r)})`);
 	for (const r of cleaned.removed) lines.push(`removed  ${r.id}  ${r.path}`);
 	for (const k of cleaned.kept) lines.push(`kept     ${k.id}  ${k.path}  (${k.reason})`);
-	for (const b of cleaned.deletedBranches) lines.push(`deleted  ${b}  (already applied)`);
+	for (const b of cleaned.deletedBranches) lines.push(`deleted  ${b}  (${cleaned.emptyBranches.includes(b) ? "it held no work" : "already applied"})`);
 	for (const b of cleaned.unappliedBranches) lines.push(`branch   ${b}  not applied yet: apply it, or delete it with git branch -D ${b}`);
 	if (lines.length === 0) lines.push("Nothing to clean.");
 	return `${lines.join("\n")}\n`;

@@ -9,7 +9,7 @@
  * fingerprint) and one `git worktree add`, run concurrently; repository facts are cached per cwd.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmdirSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, rmdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.ts";
@@ -22,6 +22,8 @@ import {
 	type StatusEntry,
 } from "./escape-check.ts";
 import { GitMissingError, type GitResult, firstLine, readHead, readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
+import type { Owner } from "./owner.ts";
+import { lockHolder, ownerLockReason, takeOverLock, worktreeAdminDir } from "./worktree-lock.ts";
 
 /** Why isolation could not be set up. */
 export type WorktreeFailureCode =
@@ -69,6 +71,9 @@ export interface WorktreeHandle {
 	before: Fingerprint;
 }
 
+/** What finishing a worktree needs of its handle (recovery builds one from git's records alone). */
+export type FinishTarget = Omit<WorktreeHandle, "cwd" | "parentDirty" | "before">;
+
 /** The outcome of preparing isolation for a spawn. */
 export type IsolationOutcome =
 	| { kind: "worktree"; handle: WorktreeHandle }
@@ -99,7 +104,7 @@ export interface CreateWorktreeOptions {
 }
 
 /** What the run reports when it ends; the commit message names type and description. */
-export interface FinishInfo {
+export interface RunEnd {
 	/** The child's type (canonical name). */
 	type: string;
 	/** The spawn's 3–5 word description. */
@@ -107,6 +112,16 @@ export interface FinishInfo {
 	/** The run's terminal state. */
 	status: "completed" | "failed" | "aborted" | "stopped";
 }
+
+/** A run that never ended: its parent process died while it ran (recovery, ADR 0066). */
+export interface RunInterrupted {
+	status: "interrupted";
+	/** The process that ran it, as its worktree lock names it. */
+	owner: Owner;
+}
+
+/** Why a worktree is being finished; the commit message says it. */
+export type FinishInfo = RunEnd | RunInterrupted;
 
 /** Lines added and removed per file between the run's base and its commit. */
 export interface DiffStat {
@@ -342,18 +357,21 @@ interface AddPlan {
 async function addWorktree(facts: RepoFacts, options: CreateWorktreeOptions, plan: AddPlan): Promise<IsolationOutcome> {
 	const branchName = `cadre/${options.runId}`;
 	// Locked while the run lasts, so `cadre worktrees clean` (or git's prune) never removes it from
-	// under a running child; `finishWorktree` unlocks it.
-	const addArgs = plan.newBranch
-		? ["worktree", "add", "--quiet", "--lock", "-b", branchName, plan.path, plan.startPoint]
-		: ["worktree", "add", "--quiet", "--lock", plan.path, branchName];
+	// under a running child; `finishWorktree` unlocks it. The reason names this process, so a lock
+	// its crashed owner left behind is told from a live one (ADR 0065).
+	const target = plan.newBranch ? ["-b", branchName, plan.path, plan.startPoint] : [plan.path, branchName];
 	let added: GitResult;
 	let status: GitResult;
 	try {
 		mkdirSync(dirname(plan.path), { recursive: true });
 		[added, status] = await Promise.all([
-			runGit(addArgs, { cwd: facts.root }),
+			runGit(["worktree", "add", "--quiet", "--lock", "--reason", ownerLockReason(), ...target], { cwd: facts.root }),
 			runGit(FINGERPRINT_STATUS_ARGS, { cwd: facts.root }),
 		]);
+		// git < 2.33 has no `add --reason`: a lock without an owner (in use until finished, as before)
+		if (added.code === 129 && /reason/.test(added.stderr)) {
+			added = await runGit(["worktree", "add", "--quiet", "--lock", ...target], { cwd: facts.root });
+		}
 	} catch (error) {
 		const message = (error as Error).message;
 		if (error instanceof GitMissingError) {
@@ -397,6 +415,17 @@ async function addWorktree(facts: RepoFacts, options: CreateWorktreeOptions, pla
 	};
 }
 
+/**
+ * Locks a kept worktree again for the resumed run, as this process: an unlocked one is locked, an
+ * interrupted one (its earlier owner crashed) is taken over so no recovery commits it from under the
+ * resumed child; a lock held by a live owner, or one that names no cadre owner, is left as it is.
+ */
+async function lockForResume(record: WorktreeRecord, root: string): Promise<void> {
+	const holder = lockHolder(record);
+	if (holder.state === "interrupted") await takeOverLock(record.path, root);
+	else if (holder.state === "unlocked") await runGit(["worktree", "lock", "--reason", ownerLockReason(), record.path], { cwd: root });
+}
+
 /** Options of `reopenWorktree`: those of `createWorktree`, plus what the earlier run recorded. */
 export interface ReopenWorktreeOptions extends CreateWorktreeOptions {
 	/** The earlier run's handle or finish report, when stored (its `worktreePath` is reused). */
@@ -422,11 +451,7 @@ export async function reopenWorktree(options: ReopenWorktreeOptions): Promise<Is
 	const list = await worktreeRecords(facts.root);
 	const record = list.find((w) => w.branch === `refs/heads/${branchName}`);
 	if (record && existsSync(join(record.path, ".git"))) {
-		// locked again for the resumed run (fails harmlessly when it still is)
-		const [status] = await Promise.all([
-			runGit(FINGERPRINT_STATUS_ARGS, { cwd: facts.root }),
-			runGit(["worktree", "lock", record.path], { cwd: facts.root }),
-		]);
+		const [status] = await Promise.all([runGit(FINGERPRINT_STATUS_ARGS, { cwd: facts.root }), lockForResume(record, facts.root)]);
 		const parsed = parseStatus(status.code === 0 ? status.stdout : "");
 		const dirty = dirtyPaths(parsed.entries);
 		const notices = [`Resumed in the existing worktree ${record.path}.`];
@@ -480,6 +505,8 @@ export interface WorktreeRecord {
 	/** Whether git considers it prunable (its directory is gone). */
 	prunable: boolean;
 	locked: boolean;
+	/** The lock's reason (cadre's owner line, `added with --lock`, a user's text), or null. */
+	lockReason: string | null;
 }
 
 /** The repository's worktrees as git records them (one subprocess). */
@@ -497,15 +524,37 @@ export async function worktreeRecords(root: string): Promise<WorktreeRecord[]> {
 		const space = field.indexOf(" ");
 		const key = space < 0 ? field : field.slice(0, space);
 		const value = space < 0 ? "" : field.slice(space + 1);
-		if (key === "worktree") current = { path: value, head: null, branch: null, prunable: false, locked: false };
+		if (key === "worktree") current = { path: value, head: null, branch: null, prunable: false, locked: false, lockReason: null };
 		else if (!current) continue;
 		else if (key === "HEAD") current.head = value;
 		else if (key === "branch") current.branch = value;
 		else if (key === "prunable") current.prunable = true;
-		else if (key === "locked") current.locked = true;
+		else if (key === "locked") {
+			current.locked = true;
+			current.lockReason = value || null;
+		}
 	}
 	if (current) records.push(current);
 	return records;
+}
+
+/**
+ * The commit each `cadre/<id>` branch was created from, by run id: the oldest entry of the branch's
+ * reflog, when that entry is the creation (one subprocess for every branch). A branch whose reflog
+ * is missing or expired has no known base.
+ */
+export async function branchBases(root: string): Promise<Map<string, string>> {
+	const bases = new Map<string, string>();
+	const result = await runGit(["log", "--walk-reflogs", "--format=%gD%x00%H%x00%gs", "--glob=refs/heads/cadre/*", "--"], { cwd: root });
+	const oldest = new Map<string, [string, string]>();
+	for (const line of result.code === 0 ? result.stdout.split("\n") : []) {
+		const [selector = "", commit = "", subject = ""] = line.split("\0");
+		const match = /^refs\/heads\/cadre\/(.+)@\{\d+\}$/.exec(selector);
+		// each branch's entries come newest first, so the last one seen is the oldest
+		if (match) oldest.set(match[1] as string, [commit, subject]);
+	}
+	for (const [id, [commit, subject]] of oldest) if (subject.startsWith("branch: Created from")) bases.set(id, commit);
+	return bases;
 }
 
 /**
@@ -558,15 +607,10 @@ export async function diffStat(cwd: string, from: string, to: string): Promise<D
  * (null when detached).
  */
 function worktreeHead(worktreePath: string, commonDir: string): { head: string | null; ref: string | null } | null {
-	try {
-		const pointer = readFileSync(join(worktreePath, ".git"), "utf8").trim();
-		if (!pointer.startsWith("gitdir: ")) return null;
-		const gitDir = resolve(worktreePath, pointer.slice(8).trim());
-		const { branch, head } = readHead({ gitDir, commonDir });
-		return { head, ref: branch === null ? null : `refs/heads/${branch}` };
-	} catch {
-		return null;
-	}
+	const gitDir = worktreeAdminDir(worktreePath);
+	if (!gitDir) return null;
+	const { branch, head } = readHead({ gitDir, commonDir });
+	return { head, ref: branch === null ? null : `refs/heads/${branch}` };
 }
 
 /**
@@ -575,7 +619,7 @@ function worktreeHead(worktreePath: string, commonDir: string): { head: string |
  * as reported. Returns null then, or — when the branch would lose commits — a reason to keep the
  * worktree (nothing is moved or deleted).
  */
-async function bringBranchTo(handle: WorktreeHandle, wt: string, tip: string, ref: string | null): Promise<string | null> {
+async function bringBranchTo(handle: FinishTarget, wt: string, tip: string, ref: string | null): Promise<string | null> {
 	const where = ref ? ref.replace(/^refs\/heads\//, "branch ") : "a detached HEAD";
 	const branchTip = readRef({ gitDir: handle.commonDir, commonDir: handle.commonDir }, `refs/heads/${handle.branch}`);
 	const forward = branchTip === null || (await runGit(["merge-base", "--is-ancestor", branchTip, tip], { cwd: wt })).code === 0;
@@ -587,13 +631,23 @@ async function bringBranchTo(handle: WorktreeHandle, wt: string, tip: string, re
 	return null;
 }
 
-/** The commit message of cadre's commit: names the type, description and terminal state. */
-export function commitMessage(handle: WorktreeHandle, info: FinishInfo): string {
+/** The commit message of cadre's commit: names the type, description and terminal state (or the interruption). */
+export function commitMessage(handle: FinishTarget, info: FinishInfo): string {
+	const started = `Started from ${handle.base}${handle.parentBranch ? ` on ${handle.parentBranch}` : ""}`;
+	if (info.status === "interrupted") {
+		const { pid, host } = info.owner;
+		return (
+			`cadre: interrupted run ${handle.runId}\n\n` +
+			`Work of the sub-agent run ${handle.runId}, which was interrupted: its parent process (pid ${pid} on ${host}) ` +
+			"ended while the run was still going, so the run never finished.\n" +
+			`${started}; committed by cadre when it recovered the worktree.\n`
+		);
+	}
 	const description = info.description.replace(/\s+/g, " ").trim() || "(no description)";
 	return (
 		`cadre(${info.type}): ${description}\n\n` +
 		`Work of the ${info.type} sub-agent run ${handle.runId}, which ended ${info.status}.\n` +
-		`Started from ${handle.base}${handle.parentBranch ? ` on ${handle.parentBranch}` : ""}; committed by cadre.\n`
+		`${started}; committed by cadre.\n`
 	);
 }
 
@@ -603,7 +657,7 @@ export function commitMessage(handle: WorktreeHandle, info: FinishInfo): string 
  * worktree only when nothing in it needs keeping (no changes, no ignored files, no nested
  * repositories). On any error the worktree is kept. Never throws.
  */
-export async function finishWorktree(handle: WorktreeHandle, info: FinishInfo): Promise<WorktreeFinishReport> {
+export async function finishWorktree(handle: FinishTarget, info: FinishInfo): Promise<WorktreeFinishReport> {
 	const report: WorktreeFinishReport = {
 		runId: handle.runId,
 		worktreePath: handle.worktreePath,
@@ -706,7 +760,7 @@ function removeIfEmpty(dir: string): void {
 	}
 }
 
-function summarize(handle: WorktreeHandle, report: WorktreeFinishReport): string {
+function summarize(handle: FinishTarget, report: WorktreeFinishReport): string {
 	const parts: string[] = [];
 	if (report.offBranch && report.commit) {
 		parts.push(

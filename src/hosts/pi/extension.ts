@@ -24,6 +24,7 @@ import {
 import { counted, formatResult, progressText, type RunResult, runResult } from "../../runtime/result.ts";
 import { createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../runtime/worktree-hooks.ts";
+import { recoverInBackground } from "../../runtime/worktree-recovery.ts";
 import { subagentsCommand } from "./commands.ts";
 import { createNotifier, singleShot, stoppedAtExit } from "./notifications.ts";
 import { touchedPath } from "./parent-writes.ts";
@@ -447,6 +448,7 @@ export default function cadre(pi: ExtensionAPI): void {
 		ensure(ctx);
 		refreshDescription(ctx);
 		pi.events.emit(SERVICE_READY, service);
+		void recoverInBackground(ctx.cwd, ctx.hasUI ? ctx.ui : null);
 	});
 
 	pi.on("before_agent_start", (event, ctx) => {
