@@ -4,7 +4,7 @@
  * it to `cadre/<id>` in the background and says so on stderr (issue 9 item 12).
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { listCadreWorktrees } from "../../src/runtime/worktree-admin.ts";
@@ -12,14 +12,16 @@ import { piCommand, piWorld, runPi } from "../support/pi-cli.ts";
 import { until } from "../runtime/harness.ts";
 import { commitAll, git } from "../worktree/support/repo.ts";
 
-/** The `crash.txt` a child wrote in any worktree of the world, or null. */
+const WRITTEN = "written before the crash\n";
+
+/** The `crash.txt` a child has finished writing in any worktree of the world, or null. */
 function childFile(agentDir: string): string | null {
 	const base = join(agentDir, "cadre", "worktrees");
 	if (!existsSync(base)) return null;
 	for (const repo of readdirSync(base)) {
 		for (const run of readdirSync(join(base, repo))) {
 			const file = join(base, repo, run, "crash.txt");
-			if (existsSync(file)) return file;
+			if (existsSync(file) && readFileSync(file, "utf8") === WRITTEN) return file;
 		}
 	}
 	return null;
@@ -58,6 +60,6 @@ it("recovers the worktree of a child whose parent pi was killed, at the next ses
 	expect(next.stderr).toContain(`${entry.id}: committed its work to cadre/${entry.id}`);
 	expect(next.status).toBe(0);
 	expect(existsSync(written as string)).toBe(false);
-	expect(git(world.project, "show", `cadre/${entry.id}:crash.txt`)).toBe("written before the crash");
+	expect(git(world.project, "show", `cadre/${entry.id}:crash.txt`)).toBe(WRITTEN.trim());
 	expect(git(world.project, "log", "-1", "--format=%s", `cadre/${entry.id}`)).toBe(`cadre: interrupted run ${entry.id}`);
 }, 120_000);
