@@ -6,30 +6,13 @@ import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/hosts/cli/io.ts";
 import { main } from "../../src/hosts/cli/main.ts";
 import { clearGitFactsCache } from "../../src/runtime/git.ts";
 import { createWorktree, finishWorktree } from "../../src/runtime/worktree.ts";
+import { captured } from "./support/io.ts";
 import { commitAll, git, makeRepo, noFallback, type TestRepo, writeAt } from "./support/repo.ts";
 
 beforeEach(() => clearGitFactsCache());
-
-function captured(cwd: string): CliIo & { stdout: string; stderr: string } {
-	const io = {
-		stdout: "",
-		stderr: "",
-		out(text: string) {
-			io.stdout += text;
-		},
-		err(text: string) {
-			io.stderr += text;
-		},
-		isTty: false,
-		env: process.env,
-		cwd,
-	};
-	return io;
-}
 
 async function childRun(repo: TestRepo, runId: string, files: Record<string, string>) {
 	const outcome = await createWorktree({ runId, parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback });

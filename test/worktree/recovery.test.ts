@@ -10,7 +10,6 @@ import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/hosts/cli/io.ts";
 import { subagentsCommand } from "../../src/hosts/pi/commands.ts";
 import { main } from "../../src/hosts/cli/main.ts";
 import { clearGitFactsCache } from "../../src/runtime/git.ts";
@@ -20,6 +19,7 @@ import { createWorktree, finishWorktree, reopenWorktree, type WorktreeHandle } f
 import { applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../src/runtime/worktree-admin.ts";
 import { recoverInterruptedWorktrees } from "../../src/runtime/worktree-recovery.ts";
 import { nodeBinary } from "../support/cli.ts";
+import { captured } from "./support/io.ts";
 import { git, makeRepo, noFallback, type TestRepo, writeAt } from "./support/repo.ts";
 
 beforeEach(() => clearGitFactsCache());
@@ -51,23 +51,6 @@ async function kill(child: ChildProcess): Promise<void> {
 	const exited = new Promise((resolve) => child.once("exit", resolve));
 	child.kill("SIGKILL");
 	await exited;
-}
-
-function captured(cwd: string): CliIo & { stdout: string; stderr: string } {
-	const io = {
-		stdout: "",
-		stderr: "",
-		out(text: string) {
-			io.stdout += text;
-		},
-		err(text: string) {
-			io.stderr += text;
-		},
-		isTty: false,
-		env: process.env,
-		cwd,
-	};
-	return io;
 }
 
 async function cli(repo: TestRepo, ...args: string[]): Promise<string> {
