@@ -5,6 +5,7 @@
  * Pure; shared by `cadre explain` and pi's `/subagents explain`.
  */
 import { compareDiagnostics, type Diagnostic, formatDiagnostic } from "../core/diagnostics.ts";
+import { bold, red } from "../core/terminal-text.ts";
 import { CONFIG_FIELDS } from "./order.ts";
 import { resolve } from "./resolve.ts";
 import type { Candidate, ResolveInput, ResolveResult, TraceEntry } from "./types.ts";
@@ -115,16 +116,19 @@ function table(rows: string[][], tty: boolean): string {
 				.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
 				.join("  ")
 				.trimEnd();
-			return r === 0 && tty ? `\x1b[1m${line}\x1b[0m` : line;
+			return r === 0 && tty ? bold(line) : line;
 		})
 		.join("\n");
 }
 
-/** The human form: header, the field table, then diagnostics of the files involved. */
+/**
+ * The human form: header, the field table, then diagnostics of the files involved. `tty` adds
+ * styles; the caller hands in `safeFields(output)` when the text goes to a terminal (ADR 0075).
+ */
 export function renderExplain(output: ExplainJson, tty = false): string {
 	const lines: string[] = [];
 	const refusedText = output.refused ? `refused: ${output.refused.code} — ${output.refused.message}` : "would spawn";
-	lines.push(`${output.type}: ${tty && output.refused ? `\x1b[31m${refusedText}\x1b[0m` : refusedText}`);
+	lines.push(`${output.type}: ${tty && output.refused ? red(refusedText) : refusedText}`);
 	if (output.config) {
 		lines.push("");
 		const rows = [["field", "value", "from", "beat"]];

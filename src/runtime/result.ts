@@ -5,6 +5,7 @@
  * the progress report of a timed-out wait.
  */
 import { type DiagnosticCode, formatDiagnostic } from "../core/diagnostics.ts";
+import { safeText } from "../core/terminal-text.ts";
 import type { RunRecord } from "./runs.ts";
 
 /** The resolution's own diagnostics (spec 02/04/05): what this spawn discarded or changed. */
@@ -125,7 +126,10 @@ export function formatUsage(usage: RunRecord["usage"]): string {
 	return `${n(usage.input)} in / ${n(usage.output)} out${cache}, $${usage.cost.toFixed(4)}`;
 }
 
-/** The text the parent model reads for a finished run. */
+/**
+ * The text the parent model reads for a finished run; pi also shows it to the person, so control
+ * characters in the child's output are shown escaped (ADR 0075; `details` keeps the exact text).
+ */
 export function formatResult(result: RunResult): string {
 	const lines = [
 		`Sub-agent ${result.id} (${result.type}: ${result.description}) ${result.status}${result.limitReached ? " at its max_turns limit" : ""}.`,
@@ -148,19 +152,22 @@ export function formatResult(result: RunResult): string {
 	if (differing.length === 0 && result.requestedVsUsed.length === 0) lines.push("Requested vs used: nothing requested beyond the prompt.");
 	if (result.warnings.length > 0) lines.push("Warnings:", ...result.warnings.map((warning) => `- ${warning}`));
 	lines.push("", result.text ?? "(no final text)");
-	return lines.join("\n");
+	return safeText(lines.join("\n"));
 }
 
-/** The completion notification: id, status, a ≤ 500-character preview, usage, transcript. */
+/**
+ * The completion notification: id, status, a ≤ 500-character preview, usage, transcript. pi shows
+ * it as it is, so control characters are shown escaped (ADR 0075).
+ */
 export function notificationText(run: RunRecord): string {
 	const text = run.text ?? run.error ?? "";
 	const preview = text.length > 500 ? `${text.slice(0, 499)}…` : text;
-	return [
+	return safeText([
 		`Background sub-agent ${run.id} (${run.type}: ${run.description}) ${run.state}.`,
 		`Usage: ${formatUsage(run.usage)}. Transcript: ${run.transcript ?? "not persisted"}.`,
 		`Preview: ${preview || "(no text)"}`,
 		`Call get_subagent_result with agent_id "${run.id}" for the full result.`,
-	].join("\n");
+	].join("\n"));
 }
 
 /** The progress report of a wait that timed out (the run keeps going). */

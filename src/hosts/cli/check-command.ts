@@ -4,6 +4,7 @@
  * or settings `strict: true`. Loads files only — never pi's SDK.
  */
 import { type Diagnostic, formatDiagnostic } from "../../core/diagnostics.ts";
+import { red, safeFields, yellow } from "../../core/terminal-text.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { loadForCli, problemSummary, useColor } from "./list-command.ts";
 import type { CommonOptions } from "./main.ts";
@@ -31,10 +32,11 @@ export async function runCheck(opts: CheckOptions, io: CliIo): Promise<number> {
 	const color = useColor(io);
 	const paint = (d: Diagnostic, line: string) => {
 		if (!color) return line;
-		const sev = d.severity === "error" ? "\x1b[31merror\x1b[39m" : "\x1b[33mwarning\x1b[39m";
+		const sev = d.severity === "error" ? red("error") : yellow("warning");
 		return line.replace(` ${d.severity} `, ` ${sev} `);
 	};
-	for (const d of diagnostics) io.out(`${paint(d, formatDiagnostic(d))}\n`);
+	// Paths, keys and values come from the repository: shown escaped, one line each (ADR 0075).
+	for (const d of safeFields(diagnostics)) io.out(`${paint(d, formatDiagnostic(d))}\n`);
 	const counts = `${loaded.definitions.size} definitions, ${loaded.roles.size} roles, ${loaded.personas.size} personas`;
 	if (diagnostics.length === 0) io.out(`ok: ${counts}, no problems${strict ? " (strict)" : ""}\n`);
 	else io.out(`${problemSummary(diagnostics)} in ${counts}${strict ? " (strict: warnings are errors)" : ""}\n`);

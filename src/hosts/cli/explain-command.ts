@@ -3,6 +3,7 @@
  * (`src/resolve/explain.ts`); `--json` prints the documented object (docs/cli-explain.md).
  * Exit 1 when the spawn would be refused.
  */
+import { safeFields } from "../../core/terminal-text.ts";
 import { explain, renderExplain } from "../../resolve/explain.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { useColor } from "./list-command.ts";
@@ -12,6 +13,7 @@ import { buildCliResolveInput } from "./request-context.ts";
 export async function runExplain(type: string, opts: RequestFlagOptions, io: CliIo): Promise<number> {
 	const input = await buildCliResolveInput(type, opts, io);
 	const output = explain(input);
-	io.out(opts.json ? `${JSON.stringify(output, null, 2)}\n` : renderExplain(output, useColor(io)));
+	// The report quotes the repository's files: every string shown escaped, then styled (ADR 0075).
+	io.out(opts.json ? `${JSON.stringify(output, null, 2)}\n` : renderExplain(safeFields(output), useColor(io)));
 	return output.refused ? EXIT_FAILED : EXIT_OK;
 }

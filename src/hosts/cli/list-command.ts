@@ -6,6 +6,7 @@ import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { Diagnostic } from "../../core/diagnostics.ts";
+import { dim, safeFields } from "../../core/terminal-text.ts";
 import { describeEntry } from "../../files/describe.ts";
 import { agentDirFrom } from "../../files/discovery.ts";
 import { loadAll } from "../../files/load.ts";
@@ -93,10 +94,10 @@ export async function runList(opts: CommonOptions, io: CliIo): Promise<number> {
 		return EXIT_OK;
 	}
 	const color = useColor(io);
-	const dim = (s: string) => (color ? `\x1b[2m${s}\x1b[22m` : s);
 	const table = [
 		["NAME", "KIND", "SCOPE", "ENABLED", "SOURCE", "SHADOWS"],
-		...rows.map((r) => [
+		// Names and paths come from the repository: shown escaped, one line each (ADR 0075).
+		...safeFields(rows).map((r) => [
 			r.name,
 			r.kind,
 			r.scope,
@@ -106,7 +107,7 @@ export async function runList(opts: CommonOptions, io: CliIo): Promise<number> {
 		]),
 	];
 	const lines = alignColumns(table);
-	io.out(`${lines.map((line, i) => (i === 0 ? dim(line) : line)).join("\n")}\n`);
+	io.out(`${lines.map((line, i) => (i === 0 && color ? dim(line) : line)).join("\n")}\n`);
 	if (loaded.diagnostics.length > 0) {
 		io.err(`${problemSummary(loaded.diagnostics)} while loading — run \`cadre check\` for details\n`);
 	}

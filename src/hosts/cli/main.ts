@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
+import { safeLine, safeText } from "../../core/terminal-text.ts";
 import { EXIT_USAGE, UsageError, type CliIo, processIo } from "./io.ts";
 
 /** Options every subcommand takes. */
@@ -63,7 +64,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 		.description("Sub-agents for pi: inspect, check, explain and run definitions, roles and personas.")
 		.version(packageVersion(), "-V, --version", "print cadre's version")
 		.exitOverride()
-		.configureOutput({ writeOut: io.out, writeErr: io.err })
+		// Help and commander's errors echo arguments: shown, never acted on (ADR 0075).
+		.configureOutput({ writeOut: (text) => io.out(safeText(text)), writeErr: (text) => io.err(safeText(text)) })
 		.showHelpAfterError("(run `cadre --help` for usage)");
 
 	common(program.command("list").description("every definition, role and persona, with scope and what it shadows")).action(
@@ -118,7 +120,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 			return EXIT_USAGE;
 		}
 		if (error instanceof UsageError) {
-			io.err(`cadre: ${error.message}\n`);
+			io.err(`cadre: ${safeLine(error.message)}\n`);
 			return EXIT_USAGE;
 		}
 		throw error;

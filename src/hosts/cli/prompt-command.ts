@@ -12,6 +12,7 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve as resolvePath } from "node:path";
 import { type Diagnostic, formatDiagnostic } from "../../core/diagnostics.ts";
+import { bold, red, safeFields, safeLine, safeText } from "../../core/terminal-text.ts";
 import { displayPath } from "../../files/discovery.ts";
 import { assemblePrompt } from "../../prompt/assemble.ts";
 import type { ContextFile } from "../../prompt/pi-prompt-shape.ts";
@@ -127,24 +128,24 @@ export function buildPrompt(input: ResolveInput, parent: ParentPrompt, io: CliIo
 
 /** The human form: the prompt text, then the section table, then diagnostics. */
 export function renderPrompt(output: PromptJson, type: string, tty: boolean): string {
-	const bold = (s: string) => (tty ? `\x1b[1m${s}\x1b[0m` : s);
+	const heading = (s: string) => (tty ? bold(s) : s);
 	const lines: string[] = [];
 	if (output.refused) {
 		const text = `${type}: refused: ${output.refused.code} — ${output.refused.message}`;
-		lines.push(tty ? `\x1b[31m${text}\x1b[0m` : text);
+		lines.push(tty ? red(text) : text);
 	} else {
 		lines.push(output.text ?? "", "");
 		const rows = [["section", "offset", "bytes", "sha256"], ...output.sections.map((s) => [s.name, String(s.offset), String(s.bytes), s.sha256])];
 		const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => (r[c] as string).length)));
-		lines.push(bold("── sections ──"));
+		lines.push(heading("── sections ──"));
 		rows.forEach((row, r) => {
 			const [name, offset, bytes, sha] = row as [string, string, string, string];
 			const line = `${name.padEnd(widths[0] as number)}  ${offset.padStart(widths[1] as number)}  ${bytes.padStart(widths[2] as number)}  ${sha}`;
-			lines.push(r === 0 ? bold(line) : line);
+			lines.push(r === 0 ? heading(line) : line);
 		});
 	}
 	if (output.diagnostics.length > 0) {
-		lines.push("", bold("diagnostics"), ...output.diagnostics.map(formatDiagnostic));
+		lines.push("", heading("diagnostics"), ...output.diagnostics.map(formatDiagnostic));
 	}
 	return `${lines.join("\n")}\n`;
 }
@@ -153,6 +154,11 @@ export async function runPrompt(type: string, opts: PromptCommandOptions, io: Cl
 	const input = await buildCliResolveInput(type, opts, io);
 	const parent: ParentPrompt = opts.parentPrompt === undefined ? { kind: "none" } : readParentPrompt(opts.parentPrompt, io, input.loaded.projectDir);
 	const output = buildPrompt(input, parent, io);
-	io.out(opts.json ? `${JSON.stringify(output, null, 2)}\n` : renderPrompt(output, type, useColor(io)));
+	if (opts.json) io.out(`${JSON.stringify(output, null, 2)}\n`);
+	else {
+		// Every string shown escaped (the prompt text keeps its lines), then styled (ADR 0075).
+		const shown = { ...safeFields(output), text: output.text === null ? null : safeText(output.text) };
+		io.out(renderPrompt(shown, safeLine(type), useColor(io)));
+	}
 	return output.refused ? EXIT_FAILED : EXIT_OK;
 }

@@ -4,6 +4,7 @@
  * functions' results as documented in docs/cli-worktrees.md.
  */
 import { resolve } from "node:path";
+import { safeFields } from "../../core/terminal-text.ts";
 import { type AdminFailure, applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../runtime/worktree-admin.ts";
 import { renderApply, renderClean, renderListing } from "../../runtime/worktree-report.ts";
 import { EXIT_FAILED, EXIT_OK, type CliIo, UsageError } from "./io.ts";
@@ -21,20 +22,21 @@ export async function runWorktrees(
 		const listing = await listCadreWorktrees(cwd);
 		if (opts.json) return printJson(io, listing);
 		if (!listing.ok) return printFailure(io, listing);
-		io.out(renderListing(listing, io.isTty));
+		// Subjects and paths come from runs and the repository: shown escaped (ADR 0075).
+		io.out(renderListing(safeFields(listing), io.isTty));
 		return EXIT_OK;
 	}
 	if (action === "apply") {
 		if (!id) throw new UsageError("worktrees apply needs the run id");
 		const applied = await applyCadreWorktree({ cwd, id });
 		if (opts.json) return printJson(io, applied);
-		io[applied.ok ? "out" : "err"](renderApply(applied));
+		io[applied.ok ? "out" : "err"](renderApply(safeFields(applied)));
 		return applied.ok ? EXIT_OK : EXIT_FAILED;
 	}
 	const cleaned = await cleanCadreWorktrees(cwd);
 	if (opts.json) return printJson(io, cleaned);
 	if (!cleaned.ok) return printFailure(io, cleaned);
-	io.out(renderClean(cleaned));
+	io.out(renderClean(safeFields(cleaned)));
 	return EXIT_OK;
 }
 
@@ -44,6 +46,7 @@ function printJson(io: CliIo, value: { ok: boolean }): number {
 }
 
 function printFailure(io: CliIo, failure: AdminFailure): number {
-	io.err(`cadre: ${failure.message}\n  ${failure.hint}\n`);
+	const shown = safeFields(failure);
+	io.err(`cadre: ${shown.message}\n  ${shown.hint}\n`);
 	return EXIT_FAILED;
 }

@@ -3,6 +3,7 @@
  * elapsed, tokens), `stop <id>`, `explain <type>` through the resolver, `transcript <id>`, and
  * `worktrees [list] | apply <id> | clean` (spec 05 "Applying back", the same as `cadre worktrees`).
  */
+import { safeText } from "../../core/terminal-text.ts";
 import type { LoadResult } from "../../files/types.ts";
 import { explain, renderExplain } from "../../resolve/explain.ts";
 import type { ModelCatalog } from "../../resolve/types.ts";
@@ -63,8 +64,15 @@ export function explainType(inputs: ExplainInputs): string {
 	return renderExplain(output, false);
 }
 
-/** Runs the command and returns the text to show. */
+/**
+ * Runs the command and returns the text to show, every control character in it escaped: it quotes
+ * definition files, requests and commit subjects, and pi shows it as it is (ADR 0075).
+ */
 export async function subagentsCommand(args: string, context: SubagentsCommandContext): Promise<string> {
+	return safeText(await commandText(args, context));
+}
+
+async function commandText(args: string, context: SubagentsCommandContext): Promise<string> {
 	const [verb = "list", id = "", extra = ""] = args.trim().split(/\s+/).filter(Boolean);
 	const now = Date.now();
 	switch (verb) {
