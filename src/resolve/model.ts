@@ -8,7 +8,7 @@ import type { Entry, Rejected, Sourced } from "../files/types.ts";
 import type { ResolutionContext } from "./context.ts";
 import { ORDER } from "./order.ts";
 import { loadedSlot, NOT_NAMED, pickIn, positionOf, present, show, type Slot } from "./slots.ts";
-import type { Layer, TraceEntry } from "./types.ts";
+import type { Candidate, Layer, TraceEntry } from "./types.ts";
 
 function modelSlot(ctx: ResolutionContext, layer: Layer, raw: unknown, source: string | null): Slot {
 	if (typeof raw !== "string" || raw.trim() === "" || isInherit(raw)) return NOT_NAMED(layer);
@@ -59,9 +59,21 @@ export function resolveModel(ctx: ResolutionContext, persona: Entry<"persona"> |
 		parent: parent.model === null ? NOT_NAMED("parent") : modelSlot(ctx, "parent", parent.model, "parent"),
 	});
 	if (trace.value === null) {
-		ctx.refusals.add("model-unresolvable", "no layer names a usable model (request, role, persona, pin, definition, parent)");
+		const layers = ORDER.model.map((layer) => layerReport(ctx, layer, trace.candidates.find((candidate) => candidate.layer === layer)));
+		ctx.refusals.add("model-unresolvable", `no layer names a usable model — ${layers.join("; ")}`);
 	}
 	return trace;
+}
+
+/** What one layer said about the model and why it could not be used, for the refusal. */
+function layerReport(ctx: ResolutionContext, layer: Layer, candidate: Candidate | undefined): string {
+	const where = candidate?.source && !["request", "parent"].includes(candidate.source) ? ` (${candidate.source})` : "";
+	if (!candidate || candidate.outcome === "not-named") return layer === "parent" ? "parent: has no model" : `${layer}: names none`;
+	if (candidate.outcome === "invalid") return `${layer}: ${show(candidate.value)} is not a model name${where}`;
+	// Lookups are memoized by the catalog: this asks nothing new.
+	const found = ctx.input.models.lookup(String(candidate.value).trim());
+	const why = found.ok ? "usable" : `${found.reason}: ${found.message.replace(/\.$/, "")}`;
+	return `${layer}: ${show(candidate.value)}${where} — ${why}`;
 }
 
 /** Thinking: same order (the parent always names a level), `applied` clamped to `model`. */

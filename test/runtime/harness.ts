@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import {
 	type AssistantMessage,
+	type CredentialStore,
 	fauxAssistantMessage,
 	fauxProvider,
 	fauxText,
@@ -94,6 +95,43 @@ export interface ParentOptions {
 	 * turns; an SDK session that binds no mode reports "print").
 	 */
 	mode?: "tui" | "rpc" | "json" | "print";
+	/**
+	 * pi's availability pass under the test's control (credentials in memory): `pending` — no pass
+	 * has landed when the session starts (the faux provider is registered, pi's check is held);
+	 * `settled` — the first pass lands, later ones wait while `availability.hold()` is in force.
+	 */
+	availability?: "pending" | "settled";
+}
+
+/** Holds pi's full availability passes (they list the credential store) until released. */
+export interface AvailabilityGate {
+	hold(): void;
+	release(): void;
+}
+
+/** An empty in-memory credential store whose `list` (pi's full availability pass) can be held. */
+function gatedCredentials(): { store: CredentialStore; gate: AvailabilityGate } {
+	let held: Promise<void> | null = null;
+	let open: () => void = () => {};
+	const gate: AvailabilityGate = {
+		hold() {
+			if (!held) held = new Promise((resolve) => (open = resolve));
+		},
+		release() {
+			open();
+			held = null;
+		},
+	};
+	const store: CredentialStore = {
+		read: async () => undefined,
+		async list() {
+			while (held) await held;
+			return [];
+		},
+		modify: async (_id, fn) => fn(undefined),
+		delete: async () => {},
+	};
+	return { store, gate };
 }
 
 export interface Parent {
@@ -104,6 +142,10 @@ export interface Parent {
 	requests: Turn[];
 	/** Events seen on pi.events. */
 	events: { name: string; payload: Record<string, unknown> }[];
+	/** The parent's model runtime (providers registered later go here). */
+	runtime: ModelRuntime;
+	/** pi's availability pass, when `availability` was given (else hold/release do nothing). */
+	availability: AvailabilityGate;
 	/** cadre's service, as another extension reaches it. */
 	service(): CadreService;
 	/** Emit pi's session_shutdown to the parent's extensions (what `/new`, quit and `pi -p` do). */
@@ -132,14 +174,18 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 		writeFileSync(join(agentDir, relative), content);
 	}
 	if (options.subagentSettings) writeFileSync(join(agentDir, "subagents.json"), JSON.stringify(options.subagentSettings));
+	const gated = options.availability ? gatedCredentials() : null;
+	if (options.availability === "pending") gated?.gate.hold();
 	const runtime = await ModelRuntime.create({
-		authPath: join(agentDir, "auth.json"),
+		...(gated ? { credentials: gated.store } : { authPath: join(agentDir, "auth.json") }),
 		modelsPath: join(agentDir, "models.json"),
 		allowModelNetwork: false,
+		refreshOnCreate: options.availability !== "pending",
 	});
 	const faux = fauxProvider({ provider: "faux", models: [{ id: "parent-model" }, { id: "child-model", reasoning: true }] });
 	runtime.registerNativeProvider(faux.provider);
-	await runtime.setRuntimeApiKey("faux", "test-key");
+	// With availability pending, pi's check of the new provider stays held: faux is not in the snapshot.
+	if (options.availability !== "pending") await runtime.setRuntimeApiKey("faux", "test-key");
 	const requests: Turn[] = [];
 	const route = (context: { messages: Message[] }) => {
 		const turn = describeTurn(context);
@@ -183,6 +229,8 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 		agentDir,
 		requests,
 		events,
+		runtime,
+		availability: gated?.gate ?? { hold() {}, release() {} },
 		service() {
 			if (!service) throw new Error("cadre service was not announced");
 			return service;

@@ -110,7 +110,8 @@ export async function buildCliResolveInput(type: string, opts: RequestFlagOption
 		type,
 		loaded,
 		parent: { cwd, model, thinking, activeTools, toolUniverse: [...builtins, ...extensionTools], repoRoot: findGitRoot(cwd) },
-		models: await createModelCatalog({ agentDir }),
+		// The parent runs on its model, so its children may (ADR 0076).
+		models: await createModelCatalog({ agentDir, parentModel: model }),
 		reader: spawnReader,
 		toolKinds: loaded.settings.toolKinds,
 	};

@@ -20,6 +20,7 @@ import {
 	parentModelRuntime,
 	piDocPaths,
 	transcriptDir,
+	withAvailableModels,
 } from "../../runtime/pi-sdk.ts";
 import { counted, formatResult, progressText, type RunResult, runResult } from "../../runtime/result.ts";
 import { createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
@@ -282,10 +283,11 @@ export default function cadre(pi: ExtensionAPI): void {
 		const runtime = parentModelRuntime(ctx);
 		const sessionDir = transcriptDir(ctx, agentDir);
 		const projectTrusted = ctx.isProjectTrusted();
-		const plan = planSpawn({
+		// pi's availability check may not have landed yet: a provider it does not list is checked first.
+		const plan = await withAvailableModels(runtime, parent.facts.model, (models) => planSpawn({
 			request,
 			parent,
-			models: liveCatalog(runtime),
+			models,
 			loaded,
 			resumeFrom: stored,
 			createChild: (child) => {
@@ -311,7 +313,7 @@ export default function cadre(pi: ExtensionAPI): void {
 					turnLimit: child.maxTurns,
 				});
 			},
-		});
+		}));
 		s.registry.setMaxConcurrent(loaded.settings.maxConcurrent.value);
 		s.maxResultChars = loaded.settings.maxResultChars;
 		const background = request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground;
@@ -411,7 +413,10 @@ export default function cadre(pi: ExtensionAPI): void {
 			const text = subagentsCommand(args, {
 				registry: s.registry,
 				cwd: ctx.cwd,
-				explain: (type) => ({ loaded: safeLoad(ctx), parent: snapshot(s, { paths: [], excluded: [] }), models: liveCatalog(parentModelRuntime(ctx)), type }),
+				explain: (type) => {
+					const parent = snapshot(s, { paths: [], excluded: [] });
+					return { loaded: safeLoad(ctx), parent, models: liveCatalog(parentModelRuntime(ctx), parent.facts.model), type };
+				},
 			});
 			const output = await text;
 			if (ctx.hasUI) ctx.ui.notify(output, "info");
