@@ -8,7 +8,9 @@
  * sections are found by whole-line tags at the positions pi writes them: the text is parsed against
  * pi's grammar (preamble, then pi's sections in pi's order, each `<name>` … `</name>` on whole lines
  * separated by one blank line, then only non-pi blocks after `<cwd>`), so a context file that
- * quotes `<skills>` or `<cwd>` lines sits inside its section and cannot move the cut.
+ * quotes `<skills>` or `<cwd>` lines sits inside its section and cannot move the cut. Text of
+ * another shape is cut by its top-level tags, nesting tracked, dropping pi's session blocks
+ * (ADR 0077).
  */
 import type { Diagnostic } from "../core/diagnostics.ts";
 import {
@@ -28,9 +30,12 @@ import type { ParentPromptOptions } from "./types.ts";
 export interface IdentityCut {
 	/** The identity text (section 1), never empty. */
 	text: string;
-	/** pi section names kept, in order (`preamble`, `docs`, `addendum`, `project_context`). */
+	/**
+	 * pi section names kept, in order (`preamble`, `docs`, `addendum`, `project_context`); in an
+	 * unrecognized prompt, kept free text and blocks pi does not name count as `preamble`.
+	 */
 	kept: string[];
-	/** Whether the parent prompt matched pi 1.6's shape (false: kept whole up to a `<cwd>` block). */
+	/** Whether the parent prompt matched pi 1.6's shape (false: cut by its top-level tags, ADR 0077). */
 	recognized: boolean;
 	diagnostics: Diagnostic[];
 }
@@ -207,22 +212,140 @@ function finish(preamble: ParsedSection, sections: ParsedSection[]): ParsedPiPro
 	return { sections: [preamble, ...sections], tailStart: last.end };
 }
 
-/** Offset of a structural `<cwd>` block in a prompt of unknown shape (the first after which no pi block follows), or -1. */
-function structuralCwd(text: string): number {
-	for (let at = text.indexOf("<cwd>\n"); at !== -1; at = text.indexOf("<cwd>\n", at + 1)) {
-		if (!atBlockStart(text, at)) continue;
-		const ends = closeCandidates(text, at, "cwd");
-		const end = ends[0];
-		if (end !== undefined && tailFits(text, end)) return at;
-	}
-	return -1;
+/** One line of a prompt: its text and where it starts and ends (before its newline). */
+interface Line {
+	text: string;
+	start: number;
+	end: number;
 }
 
-/** 1-based line of a character offset. */
-function lineOf(text: string, offset: number): number {
-	let line = 1;
-	for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) line++;
-	return line;
+function linesOf(text: string): Line[] {
+	const lines: Line[] = [];
+	for (let start = 0; start <= text.length; ) {
+		const eol = text.indexOf("\n", start);
+		const end = eol === -1 ? text.length : eol;
+		lines.push({ text: text.slice(start, end), start, end });
+		if (eol === -1) break;
+		start = eol + 1;
+	}
+	return lines;
+}
+
+/** The tag name of a whole line `<name>` / `<name attr="…">`, or of a closing `</name>` (`close`). */
+function tagOf(line: string): { name: string; close: boolean } | null {
+	const match = /^<(\/?)([a-z][a-z0-9_-]*)(?:\s[^<>]*)?>$/.exec(line.trim());
+	if (!match || (match[1] === "/" && line.trim() !== `</${match[2]}>`)) return null;
+	return { name: match[2] as string, close: match[1] === "/" };
+}
+
+/** A top-level piece of a prompt of unknown shape: free text, or a tagged block with its nesting skipped. */
+interface Piece {
+	/** The block's tag, or null for free text. */
+	name: string | null;
+	/** Index of the first line and one past the last. */
+	from: number;
+	to: number;
+}
+
+const PI_TAGS: ReadonlySet<string> = new Set(PI_SECTION_ORDER);
+/** pi's sections the child never inherits (`project_context` is decided by the cwd). */
+const DROPPED: ReadonlySet<string> = new Set(["tools", "rules", "skills", "cwd"]);
+
+/**
+ * For every whole-line opening tag, the line of its matching closing tag: tags of the same name
+ * nest (a stack per name), any other line inside is content. One pass over the lines.
+ */
+function matchingCloses(tags: (ReturnType<typeof tagOf>)[]): Map<number, number> {
+	const open = new Map<string, number[]>();
+	const closes = new Map<number, number>();
+	tags.forEach((tag, i) => {
+		if (!tag) return;
+		const stack = open.get(tag.name) ?? [];
+		open.set(tag.name, stack);
+		if (!tag.close) stack.push(i);
+		else if (stack.length > 0) closes.set(stack.pop() as number, i);
+	});
+	return closes;
+}
+
+/**
+ * The top-level pieces of a prompt: a whole-line tag opens a block that ends at its matching
+ * closing line, so tags quoted inside a block (a context file quoting `<skills>`) stay inside it.
+ * An unclosed tag is text — unless it is one of pi's dropped sections, which then runs to the next
+ * line opening one of pi's sections (failing closed: an unclosed tool list is still dropped).
+ */
+function topLevelPieces(lines: Line[]): Piece[] {
+	const tags = lines.map((line) => tagOf(line.text));
+	const closes = matchingCloses(tags);
+	const opensPiSection = (i: number) => tags[i]?.close === false && PI_TAGS.has(tags[i]?.name ?? "");
+	const pieces: Piece[] = [];
+	for (let i = 0; i < lines.length; ) {
+		const tag = tags[i];
+		const close = closes.get(i);
+		const unclosedDropped = tag !== null && tag !== undefined && !tag.close && close === undefined && DROPPED.has(tag.name);
+		let to = close === undefined ? i + 1 : close + 1;
+		if (unclosedDropped) while (to < lines.length && !opensPiSection(to)) to++;
+		const name = tag && (close !== undefined || unclosedDropped) ? tag.name : null;
+		const last = pieces[pieces.length - 1];
+		if (name === null && last?.name === null && last.to === i) last.to = to;
+		else pieces.push({ name, from: i, to });
+		i = to;
+	}
+	return pieces;
+}
+
+/**
+ * The cut of a prompt that does not parse as pi 1.6's shape, failing closed: pi's own `<tools>`,
+ * `<rules>`, `<skills>` and `<cwd>` blocks are dropped wherever they stand at top level (and
+ * `<project_context>` unless the cwd is the parent's), and so is everything after the last
+ * top-level `<cwd>` but pi's kept sections — what extensions append. Free text, `<docs>`,
+ * `<addendum>` and blocks pi does not name before `<cwd>` are kept.
+ */
+function cutUnrecognized(text: string, keepProjectContext: boolean, source: string | null): IdentityCut {
+	const lines = linesOf(text);
+	const pieces = topLevelPieces(lines);
+	const lastCwd = pieces.map((piece) => piece.name).lastIndexOf("cwd");
+	const keptNames = new Set(["docs", "addendum", ...(keepProjectContext ? ["project_context"] : [])]);
+	const kept: string[] = [];
+	const parts: string[] = [];
+	const dropped: Piece[] = [];
+	let tailDropped = false;
+	pieces.forEach((piece, index) => {
+		const pi = piece.name !== null && PI_TAGS.has(piece.name);
+		const keep = pi ? keptNames.has(piece.name as string) : lastCwd === -1 || index < lastCwd;
+		const body = text.slice((lines[piece.from] as Line).start, (lines[piece.to - 1] as Line).end).replace(/^\n+|\n+$/g, "");
+		if (body.trim() === "") return;
+		if (!keep) {
+			if (pi) dropped.push(piece);
+			else tailDropped = true;
+			return;
+		}
+		parts.push(body);
+		const name = pi ? (piece.name as string) : "preamble";
+		if (!kept.includes(name)) kept.push(name);
+	});
+	const list = [
+		...dropped.map((piece) => `<${piece.name}> (line ${piece.from + 1})`),
+		...(tailDropped ? ["what follows <cwd>"] : []),
+	];
+	const what = list.length > 0 ? `dropped its top-level ${list.join(", ")}` : "found none of pi's blocks to drop";
+	const first = dropped[0];
+	return {
+		text: parts.length > 0 ? parts.join(SECTION_SEPARATOR) : GENERIC_IDENTITY,
+		kept,
+		recognized: false,
+		diagnostics: [
+			{
+				severity: "warning",
+				file: source,
+				line: first ? first.from + 1 : 1,
+				column: 1,
+				code: "identity-unrecognized",
+				message: `the parent prompt does not have pi 1.6's section shape, so cadre cut it by its top-level tags: ${what}; the rest is kept`,
+				hint: "pass the prompt exactly as pi wrote it (ctx.getSystemPrompt()), or check which extension rewrote it",
+			},
+		],
+	};
 }
 
 /**
@@ -242,23 +365,5 @@ export function cutIdentityFromText(text: string, keepProjectContext: boolean, s
 			diagnostics: [],
 		};
 	}
-	const cwdAt = structuralCwd(text);
-	const whole = (cwdAt === -1 ? text : text.slice(0, cwdAt)).trimEnd();
-	const where = cwdAt === -1 ? "whole" : `whole up to its <cwd> block (line ${lineOf(text, cwdAt)})`;
-	return {
-		text: whole.length > 0 ? whole : GENERIC_IDENTITY,
-		kept: [],
-		recognized: false,
-		diagnostics: [
-			{
-				severity: "warning",
-				file: source,
-				line: cwdAt === -1 ? 1 : lineOf(text, cwdAt),
-				column: 1,
-				code: "identity-unrecognized",
-				message: `the parent prompt does not have pi 1.6's section shape, so the child inherits it ${where}, including any tool list, rules or skills it holds`,
-				hint: "pass the prompt exactly as pi wrote it (ctx.getSystemPrompt()), or check which extension rewrote it",
-			},
-		],
-	};
+	return cutUnrecognized(text, keepProjectContext, source);
 }

@@ -3,6 +3,7 @@
  * structured path (pi's options) and the text path (pi's prompt text) keep exactly pi's preamble,
  * `<docs>`, `<addendum>` and — same cwd only — `<project_context>`, byte for byte as pi wrote them.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
 	GENERIC_IDENTITY,
@@ -147,30 +148,77 @@ describe("text path: quoted tags never move the cut", () => {
 });
 
 describe("text path: a prompt of unknown shape", () => {
-	it("is kept whole up to a structural <cwd> block, with identity-unrecognized at that line", () => {
-		const text = `${PI_DEFAULT_PREAMBLE}\n\n<tools>\n- read: Read\n\nAdditional tools may be available.\n</tools>\n\n<cwd>\n/p\n</cwd>`;
-		const cut = cutIdentityFromText(text, true, "parent.txt");
-		expect(cut.recognized).toBe(false);
-		expect(cut.text).toBe(`${PI_DEFAULT_PREAMBLE}\n\n<tools>\n- read: Read\n\nAdditional tools may be available.\n</tools>`);
-		expect(cut.diagnostics).toHaveLength(1);
-		expect(cut.diagnostics[0]).toMatchObject({ code: "identity-unrecognized", severity: "warning", file: "parent.txt", line: 9, column: 1 });
+	/** pi's shape broken in a section the child drops anyway: the cut must equal the recognised one. */
+	const BREAKS: Record<string, (text: string) => string> = {
+		"an extension rewrote the tool list's last line": (t) => t.replace("Additional tools may be available.", "More tools may be registered later."),
+		"the rules do not start with a list item": (t) => t.replace("<rules>\n- ", "<rules>\nRules:\n- "),
+		"the skills heading changed": (t) => t.replace("The following skills provide", "These skills provide"),
+		"sections are separated by two blank lines": (t) =>
+			t.replace("</tools>\n\n<rules>", "</tools>\n\n\n<rules>").replace(`</skills>\n\n<cwd>\n${PROJECT}`, `</skills>\n\n\n<cwd>\n${PROJECT}`),
+	};
+	for (const fixtureName of ["quoting-tags", "skills", "extension-section", "extension-append"]) {
+		const fixture = loadFixture(fixtureName);
+		for (const [how, breakIt] of Object.entries(BREAKS)) {
+			const broken = breakIt(fixture.text);
+			if (broken === fixture.text) continue;
+			it(`${fixtureName}, ${how}: still drops tools, rules, skills, cwd and what follows cwd`, () => {
+				expect(parsePiPrompt(broken)).toBeNull();
+				for (const sameCwd of [true, false]) {
+					const cut = cutIdentityFromText(broken, sameCwd, "parent.txt");
+					expect(cut.recognized).toBe(false);
+					expect(cut.text).toBe(cutIdentityFromText(fixture.text, sameCwd, null).text);
+					expect(cut.diagnostics.map((d) => d.code)).toEqual(["identity-unrecognized"]);
+				}
+			});
+		}
+	}
+
+	it("keeps tags quoted inside <project_context> inside it: they cannot move the cut", () => {
+		const broken = loadFixture("quoting-tags").text.replace("Additional tools may be available.", "More tools later.");
+		const cut = cutIdentityFromText(broken, true, null);
+		expect(cut.text).toContain("<tools>\n- fake: a tool that does not exist\n</tools>");
+		expect(cut.text).toContain("<cwd>\n/not/the/real/cwd\n</cwd>");
+		expect(cut.text).toContain("fake skills catalogue");
+		expect(cut.text).not.toContain("- read: Read file contents");
+		expect(cut.text).not.toContain("<available_skills>");
+		expect(cut.text).not.toContain(`<cwd>\n${PROJECT}\n</cwd>`);
 	});
 
-	it("is kept whole when it has no <cwd> block", () => {
+	it("says what it dropped, at the first dropped block's line", () => {
+		const text = `${PI_DEFAULT_PREAMBLE}\n\n<tools>\n- read: Read\n</tools>\n\n<cwd>\n/p\n</cwd>\n\n<memory>\nx\n</memory>`;
+		const cut = cutIdentityFromText(text, true, "parent.txt");
+		expect(cut.recognized).toBe(false);
+		expect(cut.text).toBe(PI_DEFAULT_PREAMBLE);
+		expect(cut.kept).toEqual(["preamble"]);
+		expect(cut.diagnostics).toHaveLength(1);
+		expect(cut.diagnostics[0]).toMatchObject({ code: "identity-unrecognized", severity: "warning", file: "parent.txt", line: 3, column: 1 });
+		expect(cut.diagnostics[0]?.message).toContain("dropped its top-level <tools> (line 3), <cwd> (line 7), what follows <cwd>");
+	});
+
+	it("drops an unclosed <tools> up to the next section of pi's, and keeps an unclosed quote as text", () => {
+		const text = "Intro.\n\n<tools>\n- read: Read\n- bash: Run\n\n<docs>\nPi docs.\n</docs>\n\n<addendum>\nAlso: a line <skills> alone:\n<skills>\n</addendum>";
+		const cut = cutIdentityFromText(text, true, null);
+		expect(cut.text).toBe("Intro.\n\n<docs>\nPi docs.\n</docs>\n\n<addendum>\nAlso: a line <skills> alone:\n<skills>\n</addendum>");
+		expect(cut.kept).toEqual(["preamble", "docs", "addendum"]);
+	});
+
+	it("drops pi's blocks wherever they are, and keeps blocks it does not know before <cwd>", () => {
+		const text = "Intro.\n\n<cwd>\n/p\n</cwd>\n\n<tools>\nx\n</tools>\n\n<example>\n<rules>\nquoted\n</rules>\n</example>\n\n<rules>\n- r\n</rules>";
+		const cut = cutIdentityFromText(text, true, null);
+		expect(cut.text).toBe("Intro.");
+		// No <cwd> at all: not pi's shape (with one, a custom preamble could hold all of this).
+		const before = "Intro.\n\n<example>\n<rules>\nquoted\n</rules>\n</example>\n\n<rules>\n- r\n</rules>";
+		expect(cutIdentityFromText(before, true, null).text).toBe("Intro.\n\n<example>\n<rules>\nquoted\n</rules>\n</example>");
+	});
+
+	it("is kept whole when it has no tags at all", () => {
 		const text = "You are a careful agent.\nUse tabs.";
 		const cut = cutIdentityFromText(text, true, null);
 		expect(cut.text).toBe(text);
 		expect(cut.diagnostics.map((d) => d.code)).toEqual(["identity-unrecognized"]);
 	});
 
-	it("does not cut at a <cwd> block that pi's own sections follow", () => {
-		const text = "Intro.\n\n<cwd>\n/p\n</cwd>\n\n<tools>\nx\n</tools>";
-		const cut = cutIdentityFromText(text, true, null);
-		expect(cut.recognized).toBe(false);
-		expect(cut.text).toBe(text);
-	});
-
-	it("falls back to the generic identity when nothing precedes the <cwd> block", () => {
+	it("falls back to the generic identity when nothing is left", () => {
 		const cut = cutIdentityFromText("<cwd>\n/p\n</cwd>", true, null);
 		expect(cut.recognized).toBe(false);
 		expect(cut.text).toBe(GENERIC_IDENTITY);
@@ -183,6 +231,33 @@ describe("text path: a prompt of unknown shape", () => {
 		const opaque = cutIdentityFromOptions({ ...fixture.options, forceSystemPrompt: "Just do it." }, true);
 		expect(opaque.text).toBe("Just do it.");
 		expect(opaque.diagnostics[0]).toMatchObject({ code: "identity-unrecognized", file: "forced system prompt" });
+	});
+});
+
+describe("property: a context file quoting pi's tags never moves the cut of an unrecognized prompt", () => {
+	const fixture = loadFixture("skills");
+	const [file] = fixture.options.contextFiles;
+	// Whole-line tags and text; not the closing lines of the context blocks themselves (ADR 0030:
+	// a forged `</project_context>` is indistinguishable from pi's own).
+	const line = fc.oneof(
+		fc.constantFrom("<tools>", "</tools>", "<rules>", "</rules>", "<skills>", "</skills>", "<cwd>", "</cwd>", "<docs>", "</docs>", "<addendum>", "</addendum>", "<available_skills>", "<project_instructions path=\"/x\">", ""),
+		fc.string({ maxLength: 20 }).map((text) => text.replace(/[<>\n]/g, "")),
+	);
+	it("drops pi's real tools, rules, skills and cwd, and keeps the file whole when the cwd is the parent's", () => {
+		fc.assert(
+			fc.property(fc.array(line, { maxLength: 14 }), fc.boolean(), (lines, sameCwd) => {
+				const content = lines.join("\n");
+				const text = fixture.text
+					.replace(`${file?.content}\n</project_instructions>`, `${content}\n</project_instructions>`)
+					.replace("Additional tools may be available.", "More tools later.");
+				const cut = cutIdentityFromText(text, sameCwd, null);
+				for (const session of ["- read: Read file contents", "- Be concise in your responses", "<name>release-notes</name>", `<cwd>\n${PROJECT}\n</cwd>`]) {
+					expect(cut.text).not.toContain(session);
+				}
+				if (sameCwd) expect(cut.text).toContain(`<project_instructions path="${file?.path}">\n${content}\n</project_instructions>`);
+			}),
+			{ numRuns: Number(process.env.CADRE_FUZZ_RUNS ?? 300) },
+		);
 	});
 });
 
