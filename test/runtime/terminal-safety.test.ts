@@ -36,6 +36,7 @@ describe("pi: what cadre shows is escaped", () => {
 						[
 							fauxToolCall("subagent", { prompt: "bg", description: `bg ${EVIL}`, subagent_type: "explore", run_in_background: true }),
 							fauxToolCall("subagent", { prompt: "fg", description: `fg ${EVIL}`, subagent_type: "explore" }),
+							fauxToolCall("subagent", { prompt: "no", description: "refused", subagent_type: "explore", model: `bad${EVIL}` }),
 						],
 						{ stopReason: "toolUse" },
 					);
@@ -58,6 +59,10 @@ describe("pi: what cadre shows is escaped", () => {
 		expect(foreground?.text).toContain("\\x9b31m");
 		expect(foreground?.text).not.toMatch(UNSAFE);
 		expect((foreground?.details as { text: string }).text).toBe(`found ${EVIL}`);
+
+		const refused = toolResults(parent.session, "subagent").find((r) => r.text.includes("Spawn refused"));
+		expect(refused?.text).toContain("bad\\x1b]0;owned\\x07");
+		expect(refused?.text).not.toMatch(UNSAFE);
 
 		const list = await command("/subagents");
 		expect(list).toContain("bg \\x1b]0;owned\\x07");

@@ -6,6 +6,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { Diagnostic } from "../../core/diagnostics.ts";
+import { safeText } from "../../core/terminal-text.ts";
 import { agentDirFrom } from "../../files/discovery.ts";
 import { loadAll } from "../../files/load.ts";
 import type { LoadResult } from "../../files/types.ts";
@@ -80,12 +81,13 @@ export class SpawnRefused extends Error {
 	}
 }
 
+/** The refusal the model reads and pi shows: it quotes files and the request, so it is made safe (ADR 0075). */
 function refusalMessage(result: ResolveResult): string {
 	const refusal = result.refused;
 	if (!refusal) return "";
 	const errors = result.diagnostics.filter((d: Diagnostic) => d.severity === "error" && d.file === null).map((d) => d.message);
 	const extra = errors.filter((message) => message !== refusal.message);
-	return `Spawn refused (${refusal.code}): ${refusal.message}${extra.length ? `\n${extra.join("\n")}` : ""}`;
+	return safeText(`Spawn refused (${refusal.code}): ${refusal.message}${extra.length ? `\n${extra.join("\n")}` : ""}`);
 }
 
 /** Options for {@link planSpawn}. */
