@@ -2,12 +2,11 @@
  * `cadre explain` in-process through the CLI entry (`main`): the JSON schema, the human table and
  * its diagnostics section, exit codes, request flags and parent facts, worktree feasibility.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/hosts/cli/io.ts";
-import { main } from "../../src/hosts/cli/main.ts";
 import { CONFIG_FIELDS } from "../../src/resolve/order.ts";
+import { cadreInTree, cliTree } from "../support/cli.ts";
 
 const MODELS = {
 	providers: {
@@ -20,32 +19,8 @@ const MODELS = {
 	},
 };
 
-/** A temp tree with `agent/models.json`, `home/` and `project/`, plus the given files. */
-function tree(files: Record<string, string> = {}): string {
-	const root = mkdtempSync(join(process.env.TMPDIR as string, "explain-"));
-	const all: Record<string, string> = { "agent/models.json": JSON.stringify(MODELS), ...files };
-	for (const [path, text] of Object.entries(all)) {
-		mkdirSync(dirname(join(root, path)), { recursive: true });
-		writeFileSync(join(root, path), text);
-	}
-	mkdirSync(join(root, "project"), { recursive: true });
-	mkdirSync(join(root, "home"), { recursive: true });
-	return root;
-}
-
-async function cadre(root: string, args: string[], tty: { isTty: boolean; env?: NodeJS.ProcessEnv } = { isTty: false }): Promise<{ code: number; out: string; err: string }> {
-	let out = "";
-	let err = "";
-	const io: CliIo = {
-		out: (text) => void (out += text),
-		err: (text) => void (err += text),
-		isTty: tty.isTty,
-		env: { ...process.env, NO_COLOR: undefined, ...tty.env, PI_CODING_AGENT_DIR: join(root, "agent"), HOME: join(root, "home") },
-		cwd: join(root, "project"),
-	};
-	const code = await main(args, io);
-	return { code, out, err };
-}
+const tree = (files: Record<string, string> = {}) => cliTree("explain-", MODELS, files);
+const cadre = cadreInTree;
 
 const scout = "---\ndescription: Scout\nmodel: test/model-a\nthinking: low\n---\nScout the code.\n";
 

@@ -4,14 +4,15 @@
  * `--json` keeps the exact text. Examples first, then a property over arbitrary hostile files
  * (fast-check): no output line holds ESC, C1 or another control character except cadre's own styles.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stripOwnStyles } from "../../src/core/terminal-text.ts";
 import type { CliIo } from "../../src/hosts/cli/io.ts";
 import { main } from "../../src/hosts/cli/main.ts";
 import { createWorktree, finishWorktree } from "../../src/runtime/worktree.ts";
+import { cadreInTree, cliTree } from "../support/cli.ts";
 import { makeRepo, noFallback, writeAt } from "../worktree/support/repo.ts";
 
 const MODELS = {
@@ -23,31 +24,10 @@ const MODELS = {
 /** What a terminal could act on: C0 but newline and tab, DEL, C1, bidi controls, line separators. */
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/u;
 
-function tree(files: Record<string, string>): string {
-	const root = mkdtempSync(join(process.env.TMPDIR as string, "tty-"));
-	const all: Record<string, string> = { "agent/models.json": JSON.stringify(MODELS), ...files };
-	for (const [path, text] of Object.entries(all)) {
-		mkdirSync(dirname(join(root, path)), { recursive: true });
-		writeFileSync(join(root, path), text);
-	}
-	mkdirSync(join(root, "project"), { recursive: true });
-	mkdirSync(join(root, "home"), { recursive: true });
-	return root;
-}
+const tree = (files: Record<string, string>) => cliTree("tty-", MODELS, files);
 
-async function cadre(root: string, args: string[], color: boolean, cwd = join(root, "project")): Promise<{ code: number; out: string; err: string }> {
-	let out = "";
-	let err = "";
-	const io: CliIo = {
-		out: (text) => void (out += text),
-		err: (text) => void (err += text),
-		isTty: color,
-		env: { ...process.env, NO_COLOR: color ? undefined : "1", PI_CODING_AGENT_DIR: join(root, "agent"), HOME: join(root, "home") },
-		cwd,
-	};
-	const code = await main(args, io);
-	return { code, out, err };
-}
+/** `cadre <args>` in-process, coloured (a terminal, no NO_COLOR) or with NO_COLOR. */
+const cadre = (root: string, args: string[], color: boolean) => cadreInTree(root, args, { isTty: color, env: { NO_COLOR: color ? undefined : "1" } });
 
 /** Both streams with cadre's own styles removed: nothing else may act on the terminal. */
 function expectShownOnly(run: { out: string; err: string }): void {

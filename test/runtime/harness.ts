@@ -265,6 +265,17 @@ export function captureStdout(): { text: () => string; restore: () => void } {
 	return { text: () => chunks.join(""), restore: () => (process.stdout.write = original) };
 }
 
+/** Runs a parent command (`/subagents …`) and returns what it printed. */
+export async function commandOutput(parent: Parent | null, text: string): Promise<string> {
+	const out = captureStdout();
+	try {
+		await parent?.session.prompt(text);
+	} finally {
+		out.restore();
+	}
+	return out.text();
+}
+
 /** Polls `check` every 5 ms until it holds; fails with `what` after `ms`. */
 export async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
 	const end = Date.now() + ms;

@@ -59,6 +59,17 @@ describe("the catalog", () => {
 	});
 });
 
+/** A settled parent whose first turn spawns an explore child on `model`. */
+function parentSpawning(model: string): Promise<Parent> {
+	return createParent({
+		availability: "settled",
+		script: (turn) =>
+			turn.step === 0
+				? fauxAssistantMessage([fauxToolCall("subagent", { prompt: "hi", description: model, subagent_type: "explore", model })], { stopReason: "toolUse" })
+				: fauxAssistantMessage("done"),
+	});
+}
+
 describe("spawns while pi's availability check is pending", () => {
 	it("a spawn issued at session start, before the pass lands, runs on the parent's model", async () => {
 		parent = await createParent({
@@ -79,15 +90,7 @@ describe("spawns while pi's availability check is pending", () => {
 	});
 
 	it("a provider registered after the pass is usable at once", async () => {
-		parent = await createParent({
-			availability: "settled",
-			script: (turn) =>
-				turn.step === 0
-					? fauxAssistantMessage([fauxToolCall("subagent", { prompt: "hi", description: "late", subagent_type: "explore", model: "late/late-model" })], {
-							stopReason: "toolUse",
-						})
-					: fauxAssistantMessage("done"),
-		});
+		parent = await parentSpawning("late/late-model");
 		const late = fauxProvider({ provider: "late", models: [{ id: "late-model" }] });
 		late.setResponses([fauxAssistantMessage("late child ran")]);
 		parent.availability.hold();
@@ -99,15 +102,7 @@ describe("spawns while pi's availability check is pending", () => {
 	});
 
 	it("a model that really has no credentials is still refused after pi's check", async () => {
-		parent = await createParent({
-			availability: "settled",
-			script: (turn) =>
-				turn.step === 0
-					? fauxAssistantMessage([fauxToolCall("subagent", { prompt: "hi", description: "x", subagent_type: "explore", model: "nokey/some-model" })], {
-							stopReason: "toolUse",
-						})
-					: fauxAssistantMessage("done"),
-		});
+		parent = await parentSpawning("nokey/some-model");
 		parent.runtime.registerProvider("nokey", {
 			baseUrl: "http://127.0.0.1:9/v1",
 			api: "openai-completions",

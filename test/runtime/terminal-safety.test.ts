@@ -4,7 +4,7 @@
  * request or a child's output; `details` keeps the exact text.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { captureStdout, createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, until } from "./harness.ts";
+import { commandOutput, createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, until } from "./harness.ts";
 
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/u;
 const EVIL = "\x1b]0;owned\x07\x1b[2J\x9b31m\u202e";
@@ -15,15 +15,7 @@ afterEach(() => {
 	parent = null;
 });
 
-async function command(text: string): Promise<string> {
-	const out = captureStdout();
-	try {
-		await parent?.session.prompt(text);
-	} finally {
-		out.restore();
-	}
-	return out.text();
-}
+const command = (text: string) => commandOutput(parent, text);
 
 describe("pi: what cadre shows is escaped", () => {
 	it("/subagents explain and list, the notification and the tool result", async () => {

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { captureStdout, createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "./harness.ts";
+import { commandOutput, createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "./harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -44,15 +44,7 @@ async function runWorktreeChild(): Promise<{ repo: string; childCwd: string; det
 }
 
 /** Runs a parent command and returns what it printed. */
-async function command(text: string): Promise<string> {
-	const out = captureStdout();
-	try {
-		await parent?.session.prompt(text);
-	} finally {
-		out.restore();
-	}
-	return out.text();
-}
+const command = (text: string) => commandOutput(parent, text);
 
 describe("isolation: worktree in a run", () => {
 	it("runs the child in a worktree and reports its branch", async () => {

@@ -3,9 +3,11 @@
  * and working directory in; stdout, stderr and exit code out. Shared by every CLI test.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { CliIo } from "../../src/hosts/cli/io.ts";
+import { main } from "../../src/hosts/cli/main.ts";
 
 /** The repository root (this file is `test/support/cli.ts`). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -67,4 +69,36 @@ export function runCliJson<T = unknown>(args: string[], options: RunCliOptions =
 	} catch {
 		throw new Error(`cadre ${args.join(" ")} --json did not print JSON (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
 	}
+}
+
+/** A temp tree with `agent/models.json` (the given catalog), `home/` and `project/`, plus the given files. */
+export function cliTree(prefix: string, models: unknown, files: Record<string, string> = {}): string {
+	const root = mkdtempSync(join(process.env.TMPDIR as string, prefix));
+	const all: Record<string, string> = { "agent/models.json": JSON.stringify(models), ...files };
+	for (const [path, text] of Object.entries(all)) {
+		mkdirSync(dirname(join(root, path)), { recursive: true });
+		writeFileSync(join(root, path), text);
+	}
+	mkdirSync(join(root, "project"), { recursive: true });
+	mkdirSync(join(root, "home"), { recursive: true });
+	return root;
+}
+
+/** Runs `cadre <args>` in-process (`main`) over a {@link cliTree}, from its `project/`, capturing both streams. */
+export async function cadreInTree(
+	root: string,
+	args: string[],
+	tty: { isTty: boolean; env?: NodeJS.ProcessEnv } = { isTty: false },
+): Promise<{ code: number; out: string; err: string }> {
+	let out = "";
+	let err = "";
+	const io: CliIo = {
+		out: (text) => void (out += text),
+		err: (text) => void (err += text),
+		isTty: tty.isTty,
+		env: { ...process.env, NO_COLOR: undefined, ...tty.env, PI_CODING_AGENT_DIR: join(root, "agent"), HOME: join(root, "home") },
+		cwd: join(root, "project"),
+	};
+	const code = await main(args, io);
+	return { code, out, err };
 }
