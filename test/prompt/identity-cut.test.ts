@@ -248,7 +248,7 @@ describe("property: a context file quoting pi's tags never moves the cut of an u
 			fc.property(fc.array(line, { maxLength: 14 }), fc.boolean(), (lines, sameCwd) => {
 				const content = lines.join("\n");
 				const text = fixture.text
-					.replace(`${file?.content}\n</project_instructions>`, `${content}\n</project_instructions>`)
+					.replace(`${file?.content}\n</project_instructions>`, () => `${content}\n</project_instructions>`)
 					.replace("Additional tools may be available.", "More tools later.");
 				const cut = cutIdentityFromText(text, sameCwd, null);
 				for (const session of ["- read: Read file contents", "- Be concise in your responses", "<name>release-notes</name>", `<cwd>\n${PROJECT}\n</cwd>`]) {
