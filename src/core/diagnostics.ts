@@ -20,6 +20,9 @@ export type DiagnosticCode =
 	| "reserved-name"
 	| "orphan-setting"
 	| "untrusted-setting"
+	| "foreign-key"
+	| "restriction-unread"
+	| "unknown-tool"
 	// resolution (spec 02, 04)
 	| "tool-unavailable"
 	| "tool-dropped"

@@ -16,10 +16,12 @@ import {
 	normalizeThinking,
 	THINKING_LEVELS,
 } from "../core/values.ts";
+import { describeMapping, foreignKeyFor, foreignKeyKind, type MappedValues } from "./foreign-keys.ts";
 import { checkConfined } from "./read-confined.ts";
 import type { Pos, RawField, RawValue } from "./raw.ts";
 import { suggestKey } from "./suggest.ts";
-import type { EntryKind, EntryLayer, FileRef, IoSpec, Rejected, Sourced } from "./types.ts";
+import { checkToolNames } from "./tool-names.ts";
+import type { EntryKind, EntryLayer, FileRef, IoSpec, Rejected, Sourced, ToolKind, ToolRule, UnreadRestriction } from "./types.ts";
 
 /** Where a layer was written and what its relative paths resolve against. */
 export interface LayerContext {
@@ -36,6 +38,8 @@ export interface LayerContext {
 	root: string;
 	/** `prompt` (role) / `instructions` (persona) carry the text in TOML files and settings. */
 	textInKeys: boolean;
+	/** Settings `toolKinds` after the trust gate: the extension tools a `tools` list may name. */
+	toolKinds?: Readonly<Record<string, ToolKind>>;
 }
 
 export interface ValidatedLayer<K extends EntryKind> {
@@ -45,6 +49,8 @@ export interface ValidatedLayer<K extends EntryKind> {
 	text: Sourced<string> | null;
 	/** True when the whole layer must be skipped (`name-mismatch`). */
 	skip: boolean;
+	/** Restrictions written for another tool that cadre cannot honour (ADR 0072). */
+	unread: UnreadRestriction[];
 	diagnostics: Diagnostic[];
 }
 
@@ -82,7 +88,7 @@ const MAX_TURNS: Checker = (raw) =>
 		? { ok: true, value: raw.value }
 		: { ok: false, message: "expects a whole number of at least 2" };
 
-const TOOLS: Checker = (raw) => {
+const TOOLS: Checker = (raw, ctx, diagnostics) => {
 	let names: unknown[];
 	if (typeof raw.value === "string") {
 		const word = raw.value.trim().toLowerCase();
@@ -106,6 +112,7 @@ const TOOLS: Checker = (raw) => {
 		}
 		if (!out.includes(trimmed)) out.push(trimmed);
 	}
+	checkToolNames(raw, out, ctx, diagnostics);
 	return { ok: true, value: out };
 };
 
@@ -246,21 +253,6 @@ const MISPLACED: Record<EntryKind, Record<string, string>> = {
 	},
 };
 
-/**
- * Keys that agent files written for other tools carry and cadre knowingly does not use. They are
- * `unknown-key` *warnings* naming the tool, so such files pass `cadre check` (not `--strict`), while
- * a typo of a cadre key stays an error (ADR 0010).
- */
-const FOREIGN: Record<string, { tool: string; hint: string }> = {
-	color: { tool: "Claude Code", hint: "cadre has no colours; `display_name` sets the label" },
-	hooks: { tool: "Claude Code and grok-build", hint: "cadre children load the parent's pi extensions; put hooks in a pi extension" },
-	mcpServers: { tool: "Claude Code", hint: "children use the parent's MCP tools; select them with `tools`" },
-	permissionMode: { tool: "Claude Code", hint: "use `capability` (read-only, read-write, execute, all)" },
-	permission_mode: { tool: "grok-build", hint: "use `capability` (read-only, read-write, execute, all)" },
-	capability_mode: { tool: "grok-build", hint: "use `capability`" },
-	tool_config: { tool: "grok-build", hint: "use `tools` (names or `*` globs)" },
-};
-
 /** A raw value as the user wrote it, for messages (never throws, e.g. on a TOML BigInt). */
 export function showValue(value: unknown): string {
 	try {
@@ -303,6 +295,14 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 	let skip = false;
 	const what = `${kind} ${ctx.name}`;
 	const sourceAt = (pos: Pos) => `${ctx.sourcePrefix}:${pos.line}`;
+	const unread: UnreadRestriction[] = [];
+	const mappedKeys: MappedKey[] = [];
+	/** A restriction cadre cannot honour: an error at the key, and a refusal of every spawn using the entry. */
+	const refuse = (field: RawField, isA: string, why: string, fix: string) => {
+		unread.push({ key: field.key, where: `${ctx.file}:${field.keyPos.line}:${field.keyPos.column}`, why, fix });
+		const message = `${isA} that restricts the child, and cadre cannot honour it: ${why}; every spawn that uses ${what} is refused`;
+		diagnostics.push(diag("error", ctx.file, field.keyPos, "restriction-unread", message, fix));
+	};
 
 	for (const field of fields) {
 		const key = field.key;
@@ -330,6 +330,15 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 			diagnostics.push(diag("warning", ctx.file, field.keyPos, "removed-key", `${key} has no effect: ${removed.why}`, removed.instead));
 			continue;
 		}
+		const foreign = foreignKeyFor(key, field.val.value);
+		if (foreign) {
+			const reading = foreign.read(field.val.value);
+			const isA = `${key} is ${foreignKeyKind(foreign)}`;
+			if (reading.outcome === "mapped") mappedKeys.push({ field, isA, values: reading.values, notes: reading.notes });
+			else if (reading.outcome === "refused") refuse(field, isA, reading.why, reading.fix);
+			else diagnostics.push(diag("warning", ctx.file, field.keyPos, "unknown-key", `${isA} that cadre does not use (${reading.why}); it is ignored`, reading.instead));
+			continue;
+		}
 		const spec = specs[key];
 		if (!spec) {
 			const misplaced = MISPLACED[kind][key];
@@ -341,9 +350,6 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 				);
 			} else if (removed) {
 				diagnostics.push(diag("warning", ctx.file, field.keyPos, "removed-key", `${key} has no effect: ${removed.why}`, removed.instead));
-			} else if (Object.hasOwn(FOREIGN, key)) {
-				const foreign = FOREIGN[key] as { tool: string; hint: string };
-				diagnostics.push(diag("warning", ctx.file, field.keyPos, "unknown-key", `${key} is a ${foreign.tool} key that cadre does not use; it is ignored`, foreign.hint));
 			} else {
 				diagnostics.push(unknownKey(ctx, field, known(), what));
 			}
@@ -362,7 +368,7 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 		const checked = spec.check(field.val, ctx, diagnostics);
 		if (checked.ok === "unset") continue;
 		if (checked.ok) {
-			keys[canonical] = { value: checked.value, source: sourceAt(field.keyPos) };
+			keys[canonical] = { value: checked.value, source: sourceAt(field.keyPos), column: field.keyPos.column };
 		} else {
 			invalid[canonical] = { raw: field.val.value, source: sourceAt(field.keyPos) };
 			diagnostics.push(
@@ -370,11 +376,72 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 			);
 		}
 	}
+	for (const item of mappedKeys) applyMapped(item, kind, keys, { sourceAt, refuse, ctx, diagnostics });
 	return {
 		keys: keys as ValidatedLayer<K>["keys"],
 		invalid: invalid as ValidatedLayer<K>["invalid"],
 		text,
 		skip,
+		unread,
 		diagnostics,
 	};
+}
+
+/** A foreign key read as cadre values, applied once the file's own keys are known. */
+interface MappedKey {
+	field: RawField;
+	/** `permissionMode is a Claude Code key`. */
+	isA: string;
+	values: MappedValues;
+	notes: string[];
+}
+
+/** Where each mapped value goes among the canonical keys. */
+const MAPPED_TARGETS: readonly { value: keyof MappedValues; key: string; kinds: readonly EntryKind[] }[] = [
+	{ value: "capability", key: "capability", kinds: ["definition", "role"] },
+	{ value: "enabled", key: "enabled", kinds: ["definition"] },
+	{ value: "toolRules", key: "tool_rules", kinds: ["definition"] },
+];
+
+/**
+ * Puts a foreign key's mapped values among the layer's keys, sourced at the foreign key (ADR 0072):
+ * tool rules add to the layer's others; a capability or `enabled` that the file's own key (or
+ * another foreign key) contradicts is refused, as is a restriction this kind cannot hold.
+ */
+function applyMapped(
+	item: MappedKey,
+	kind: EntryKind,
+	keys: Record<string, Sourced<unknown>>,
+	at: { sourceAt: (pos: Pos) => string; refuse: (field: RawField, isA: string, why: string, fix: string) => void; ctx: LayerContext; diagnostics: Diagnostic[] },
+): void {
+	const { field, isA, values, notes } = item;
+	const targets = MAPPED_TARGETS.filter((target) => values[target.value] !== undefined);
+	const misplaced = targets.find((target) => !target.kinds.includes(kind));
+	if (misplaced) {
+		const what = misplaced.key === "tool_rules" ? "tools" : misplaced.key;
+		const never = kind === "persona" ? "a persona never grants or removes access" : "a role never sets tools";
+		at.refuse(field, isA, `it restricts the child's ${what}, and ${never}`, `move ${field.key} to the definition`);
+		return;
+	}
+	for (const target of targets) {
+		const existing = keys[target.key];
+		const value = values[target.value];
+		if (target.key === "tool_rules") {
+			const rules = [...((existing?.value as ToolRule[] | undefined) ?? []), ...(value as ToolRule[])];
+			keys[target.key] = { value: rules, source: existing?.source ?? at.sourceAt(field.keyPos), column: existing?.column ?? field.keyPos.column };
+		} else if (existing === undefined) {
+			keys[target.key] = { value, source: at.sourceAt(field.keyPos), column: field.keyPos.column };
+		} else if (existing.value !== value) {
+			at.refuse(field, isA, `it reads as ${target.key}: ${String(value)}, but ${existing.source} says ${target.key}: ${String(existing.value)}`, "keep one of them");
+			return;
+		}
+	}
+	const silence = [
+		values.capability ? `write \`capability: ${values.capability}\`` : null,
+		values.enabled === false ? "write `enabled: false`" : null,
+		values.toolRules ? (field.key === "tools" ? "write `tools` as the list of the child's tools" : "list the child's tools in `tools`") : null,
+	].filter((part) => part !== null);
+	const hint = field.key === "tools" ? `${silence.join(" and ")} instead` : `${silence.join(" and ")} instead, and remove ${field.key}`;
+	const more = notes.length > 0 ? ` (${notes.join("; ")})` : "";
+	at.diagnostics.push(diag("warning", at.ctx.file, field.keyPos, "foreign-key", `${isA}; cadre reads it as ${describeMapping(values)}${more}`, hint));
 }

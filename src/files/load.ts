@@ -15,7 +15,7 @@ import { mergeLayers, SCOPE_ORDER } from "./merge.ts";
 import { type FrontmatterParse, parseFrontmatter, parseTomlFields, type Pos, type RawParse } from "./raw.ts";
 import { loadSettings, type SettingsSource } from "./settings.ts";
 import { suggestKey } from "./suggest.ts";
-import type { Entry, EntryKind, EntryLayer, LoadOptions, LoadResult, Scope, Sourced } from "./types.ts";
+import type { Entry, EntryKind, EntryLayer, LoadOptions, LoadResult, Scope, Settings, Sourced } from "./types.ts";
 
 const KINDS: readonly EntryKind[] = ["definition", "role", "persona"];
 
@@ -25,6 +25,8 @@ interface FileScope {
 	base: string;
 	/** The confinement root for files these files point to. */
 	root: string;
+	/** Settings `toolKinds` after the trust gate (for checking `tools` names). */
+	toolKinds?: Settings["toolKinds"];
 }
 
 /** Loads everything for `options.cwd`. */
@@ -58,8 +60,9 @@ export function loadAll(options: LoadOptions): LoadResult {
 		role: [...loadedSettings.roles],
 		persona: [...loadedSettings.personas],
 	};
+	const toolKinds = loadedSettings.settings.toolKinds;
 	for (const kind of KINDS) {
-		for (const scope of scopes) layersByKind[kind].push(...loadScopeFiles(kind, scope, show, diagnostics));
+		for (const scope of scopes) layersByKind[kind].push(...loadScopeFiles(kind, { ...scope, toolKinds }, show, diagnostics));
 	}
 
 	const definitions = mergeKind(layersByKind.definition as EntryLayer<"definition">[]);
@@ -204,10 +207,11 @@ function loadFile(
 		baseDir: dirname(f.path),
 		root: scope.root,
 		textInKeys: isToml,
+		toolKinds: scope.toolKinds,
 	});
 	diagnostics.push(...result.diagnostics);
 	if (result.skip) return null;
 	const body: Sourced<string> | null =
 		parsed.body === null ? result.text : { value: parsed.body, source: `${file}:${parsed.bodyLine}` };
-	return { kind, name: f.stem, scope: scope.scope, path: file, body, keys: result.keys, invalid: result.invalid };
+	return { kind, name: f.stem, scope: scope.scope, path: file, body, keys: result.keys, invalid: result.invalid, unread: result.unread };
 }

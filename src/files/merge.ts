@@ -34,6 +34,7 @@ export function mergeLayers<K extends EntryKind>(layers: EntryLayer<K>[]): Entry
 		body,
 		keys: keys as Entry<K>["keys"],
 		invalid: invalid as Entry<K>["invalid"],
+		unread: layers.flatMap((layer) => layer.unread ?? []),
 		layers,
 	};
 	if (top.origin !== undefined) merged.origin = top.origin;

@@ -199,7 +199,7 @@ function applyFile(
 					const type = nameKey(entry.key);
 					const level = normalizeThinking(entry.val.value);
 					if (level !== null) {
-						settings.thinking[type] = { value: level, source: src(entry.keyPos) };
+						settings.thinking[type] = { value: level, source: src(entry.keyPos), column: entry.keyPos.column };
 						delete settings.invalidPins.thinking[type];
 					} else if (isInherit(entry.val.value)) {
 						delete settings.thinking[type];
@@ -325,6 +325,7 @@ function inline<K extends "role" | "persona">(
 			body: result.text,
 			keys: result.keys,
 			invalid: result.invalid,
+			unread: result.unread,
 		};
 		out.push(layer);
 		origins.set(layer as EntryLayer, { file, pos: entry.keyPos });

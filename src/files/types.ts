@@ -20,6 +20,8 @@ export type Scope = "project-inline" | "project" | "user-inline" | "user" | "bun
 export interface Sourced<T> {
 	value: T;
 	source: string;
+	/** The column of the key, when it was written in a file or settings (for diagnostics). */
+	column?: number;
 }
 
 /** A value the loader rejected (bad-value etc.), kept so the trace can show it as `invalid`. */
@@ -50,6 +52,30 @@ export interface IoSpec {
 	description: string | null;
 }
 
+/**
+ * One rule of a definition's tool filter, read from another tool's key (`disallowedTools`,
+ * opencode's `tools` map, …; ADR 0072): the last rule whose `*` pattern matches a tool decides
+ * whether the child keeps it, and a tool no rule matches is kept. Rules never add a tool.
+ */
+export interface ToolRule {
+	pattern: string;
+	allow: boolean;
+}
+
+/**
+ * A key that restricts access in the tool it was written for and that cadre cannot honour
+ * (ADR 0072): every spawn using the entry is refused `restriction-unread`.
+ */
+export interface UnreadRestriction {
+	key: string;
+	/** `path:line:col` of the key, as diagnostics show it. */
+	where: string;
+	/** What the key restricts and why cadre cannot honour it. */
+	why: string;
+	/** What the author can do. */
+	fix: string;
+}
+
 /** Canonical keys per kind, after synonyms are folded (effort/reasoning_effort → thinking, …). */
 export interface DefinitionKeys {
 	description: string;
@@ -66,6 +92,8 @@ export interface DefinitionKeys {
 	run_in_background: boolean;
 	inherit_context: boolean;
 	enabled: boolean;
+	/** Never written as such: what other tools' deny lists and tool maps were read as (ADR 0072). */
+	tool_rules: ToolRule[];
 }
 
 export interface RoleKeys {
@@ -111,6 +139,8 @@ export interface EntryLayer<K extends EntryKind = EntryKind> {
 	keys: { [P in keyof KeysOf[K]]?: Sourced<KeysOf[K][P]> };
 	/** Keys present with a value the loader rejected. */
 	invalid: { [P in keyof KeysOf[K]]?: Rejected };
+	/** Restrictions written for another tool that cadre cannot honour (absent: none). */
+	unread?: UnreadRestriction[];
 }
 
 /** An entry after the scope merge: settings key by key, body from the highest nonempty layer. */
@@ -131,6 +161,11 @@ export interface Entry<K extends EntryKind = EntryKind> {
 	 * any layer when no layer supplied a valid value) — the trace's `invalid` candidate.
 	 */
 	invalid: { [P in keyof KeysOf[K]]?: Rejected };
+	/**
+	 * Every layer's unread restrictions: a restriction no layer can honour stays whatever a higher
+	 * layer says, so every spawn using the entry is refused.
+	 */
+	unread: UnreadRestriction[];
 	/** Every layer that contributed, highest first (for `cadre list`: what this entry shadows). */
 	layers: EntryLayer<K>[];
 }

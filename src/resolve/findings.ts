@@ -20,7 +20,7 @@ export class FieldDiagnostics {
 	}
 }
 
-const REFUSAL_PRIORITY: RefusalCode[] = ["resume-refused", "disabled-type", "bad-request", "persona-error", "model-unresolvable"];
+const REFUSAL_PRIORITY: RefusalCode[] = ["resume-refused", "disabled-type", "restriction-unread", "bad-request", "persona-error", "model-unresolvable"];
 
 /** Refusal reasons; the one reported is the first by priority, its messages joined. */
 export class Refusals {

@@ -91,11 +91,18 @@ export function resolveThinking(ctx: ResolutionContext, persona: Entry<"persona"
 	const level = trace.value as ThinkingLevel | null;
 	trace.applied = level !== null && model !== null ? models.clampThinking(model, level) : level;
 	if (trace.applied !== level && model !== null) {
+		// A level from a file or settings is reported at its key (file:line:col).
+		const named: Partial<Record<Layer, Sourced<ThinkingLevel> | undefined>> = {
+			role: role?.keys.thinking,
+			persona: persona?.keys.thinking,
+			pin: loaded.settings.thinking[key],
+			definition: definition.keys.thinking,
+		};
+		const where = positionOf(trace.source);
 		ctx.diagnostics.add("reasoningEffort", {
 			severity: "warning",
-			file: null,
-			line: null,
-			column: null,
+			...where,
+			column: where.line === null ? null : (named[trace.layer]?.column ?? null),
 			code: "thinking-clamped",
 			message: `thinking "${level}" is not supported by ${model}; the child runs with "${trace.applied}"`,
 		});

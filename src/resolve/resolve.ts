@@ -54,6 +54,21 @@ function checkEnabled(ctx: ResolutionContext): void {
 	ctx.refusals.add("disabled-type", `type "${definition.name}" is disabled by ${where}`);
 }
 
+/**
+ * A restriction another tool's key wrote and cadre could not read (ADR 0072) refuses the spawn, for
+ * the definition, the type's role and the persona the spawn uses.
+ */
+function checkRestrictions(ctx: ResolutionContext, persona: Entry<"persona"> | null): void {
+	for (const entry of [ctx.definition, ctx.role, persona]) {
+		for (const restriction of entry?.unread ?? []) {
+			ctx.refusals.add(
+				"restriction-unread",
+				`${entry?.kind} "${entry?.name}": ${restriction.key} (${restriction.where}) restricts access in a way cadre cannot honour: ${restriction.why}; ${restriction.fix}`,
+			);
+		}
+	}
+}
+
 /** Resolves one spawn request. Never throws on bad input; every problem is a diagnostic or a refusal. */
 export function resolve(input: ResolveInput): ResolveResult {
 	if (present(input.request.resume)) return resolveResume(input);
@@ -65,6 +80,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 	const ctx = createContext(input, key, definition);
 	checkEnabled(ctx);
 	const persona = resolvePersona(ctx);
+	checkRestrictions(ctx, persona.persona);
 	const rolePrompt = resolveRolePrompt(ctx);
 	const model = resolveModel(ctx, persona.persona);
 	const thinking = resolveThinking(ctx, persona.persona, model.value as string | null);

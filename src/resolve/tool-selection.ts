@@ -5,7 +5,7 @@
 import type { CapabilityMode } from "../core/values.ts";
 import type { ResolutionContext } from "./context.ts";
 import { derived, positionOf, show } from "./slots.ts";
-import { filterByCapability, selectTools, suggestToolNames } from "./tools.ts";
+import { applyToolRules, filterByCapability, selectTools, suggestToolNames } from "./tools.ts";
 import type { TraceEntry } from "./types.ts";
 
 function toolNameHint(unavailable: readonly string[], universe: readonly string[]): string {
@@ -31,7 +31,10 @@ export function resolveTools(ctx: ResolutionContext, capability: { mode: Capabil
 			hint: toolNameHint(selection.unavailable, parent.toolUniverse),
 		});
 	}
-	const filtered = filterByCapability(selection.tools, capability.mode, toolKinds);
+	// Rules read from another tool's deny list or tool map (ADR 0072) only take tools away.
+	const rules = definition.keys.tool_rules;
+	const allowed = rules ? applyToolRules(selection.tools, rules.value) : selection.tools;
+	const filtered = filterByCapability(allowed, capability.mode, toolKinds);
 	if (filtered.droppedUnknown.length > 0) {
 		ctx.diagnostics.add("tools", {
 			severity: "warning",

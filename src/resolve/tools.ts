@@ -3,15 +3,12 @@
  * selection from it, and the capability filter with its kind table. The runtime's call-time guard
  * uses `toolAllowed` on the same effective set, so selection and enforcement never disagree.
  */
+import { matchesGlob } from "../core/pi-tools.ts";
 import type { CapabilityMode } from "../core/values.ts";
-import type { ToolKind } from "../files/types.ts";
+import type { ToolKind, ToolRule } from "../files/types.ts";
 
-/** pi's built-in tools in pi's order (`powershell` only where pi offers it). */
-export function builtinToolNames(platform: NodeJS.Platform = process.platform): string[] {
-	return platform === "win32"
-		? ["read", "bash", "powershell", "edit", "write", "grep", "find", "ls"]
-		: ["read", "bash", "edit", "write", "grep", "find", "ls"];
-}
+export { builtinToolNames, matchesGlob } from "../core/pi-tools.ts";
+export { suggestToolNames } from "../files/foreign-keys.ts";
 
 /** pi's default active tools, what `explain` assumes the parent has without `--parent-tools`. */
 export const DEFAULT_PARENT_TOOLS: readonly string[] = ["read", "bash", "edit", "write"];
@@ -41,24 +38,6 @@ const MODE_KEEPS: Record<CapabilityMode, ReadonlySet<ToolKind> | null> = {
 	execute: new Set<ToolKind>(["read", "execute"]),
 	all: null,
 };
-
-/** Whether `name` matches a `*` glob (the only wildcard; every other character is literal). */
-export function matchesGlob(pattern: string, name: string): boolean {
-	if (!pattern.includes("*")) return pattern === name;
-	const parts = pattern.split("*");
-	const first = parts[0] ?? "";
-	const last = parts[parts.length - 1] ?? "";
-	if (!name.startsWith(first) || name.length < first.length + last.length || !name.endsWith(last)) return false;
-	let at = first.length;
-	const end = name.length - last.length;
-	for (let i = 1; i < parts.length - 1; i++) {
-		const part = parts[i] ?? "";
-		const found = name.indexOf(part, at);
-		if (found < 0 || found + part.length > end) return false;
-		at = found + part.length;
-	}
-	return true;
-}
 
 /**
  * The kind of a tool: built-ins from the fixed table, tools that call tools are unknown, others
@@ -105,6 +84,19 @@ export function selectTools(names: "all" | "none" | readonly string[], universe:
 	return { tools, unavailable };
 }
 
+/**
+ * Applies a definition's tool rules (read from another tool's keys, ADR 0072): the last rule whose
+ * pattern matches a tool decides whether it stays; a tool no rule matches stays. Rules only ever
+ * take tools away: an `allow` rule keeps a tool an earlier rule denied, it never adds one.
+ */
+export function applyToolRules(tools: readonly string[], rules: readonly ToolRule[]): string[] {
+	return tools.filter((tool) => {
+		let keep = true;
+		for (const rule of rules) if (matchesGlob(rule.pattern, tool)) keep = rule.allow;
+		return keep;
+	});
+}
+
 /** The outcome of the capability filter. */
 export interface CapabilityFilterResult {
 	tools: string[];
@@ -130,20 +122,4 @@ export function filterByCapability(
 		else result.droppedKnown.push(tool);
 	}
 	return result;
-}
-
-/** Claude Code's tool names whose pi counterpart is not just the lower-case spelling. */
-const FOREIGN_TOOL_NAMES: Record<string, string> = { Glob: "find", LS: "ls", MultiEdit: "edit" };
-
-/**
- * What to write instead of tool names that are not in the universe: the same name in another case,
- * or the pi tool a Claude Code name stands for. Names with no counterpart are left out.
- */
-export function suggestToolNames(unavailable: readonly string[], universe: readonly string[]): string[] {
-	const suggestions: string[] = [];
-	for (const name of unavailable) {
-		const target = universe.find((tool) => tool.toLowerCase() === name.toLowerCase()) ?? FOREIGN_TOOL_NAMES[name];
-		if (target && universe.includes(target) && !suggestions.includes(target)) suggestions.push(target);
-	}
-	return suggestions;
 }

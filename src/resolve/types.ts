@@ -145,6 +145,7 @@ export type Trace = { [K in keyof EffectiveConfig]: TraceEntry };
 export type RefusalCode =
 	| "unknown-type"
 	| "disabled-type"
+	| "restriction-unread"
 	| "persona-error"
 	| "bad-request"
 	| "model-unresolvable"

@@ -32,7 +32,7 @@ describe("key-by-key merge", () => {
 		const explore = r.definitions.get("explore");
 		expect(explore?.scope).toBe("project");
 		expect(explore?.path).toBe(".pi/agents/explore.md");
-		expect(explore?.keys.model).toEqual({ value: "test/model-c", source: ".pi/agents/explore.md:2" });
+		expect(explore?.keys.model).toEqual({ value: "test/model-c", source: ".pi/agents/explore.md:2", column: 1 });
 		expect(explore?.keys.capability?.source).toBe("bundled");
 		expect(explore?.body?.source).toBe("bundled");
 		expect(explore?.layers.map((l) => l.scope)).toEqual(["project", "bundled"]);
@@ -68,7 +68,7 @@ describe("key-by-key merge", () => {
 		expect(plan?.layers.map((l) => l.scope)).toEqual(["project-inline", "project", "user-inline", "user"]);
 		expect(plan?.scope).toBe("project-inline");
 		expect(plan?.path).toBe("settings:.pi/subagents.json");
-		expect(plan?.keys.model).toEqual({ value: "pi/m", source: "settings:.pi/subagents.json:1" });
+		expect(plan?.keys.model).toEqual({ value: "pi/m", source: "settings:.pi/subagents.json:1", column: 21 });
 		expect(plan?.keys.thinking?.value).toBe("medium");
 		expect(plan?.keys.isolation?.value).toBe("worktree");
 		expect(plan?.keys.capability?.value).toBe("execute");
@@ -200,7 +200,7 @@ describe("keys and synonyms", () => {
 		expect(r.diagnostics).toEqual([]);
 		const p = r.personas.get("writer");
 		expect(p?.body).toEqual({ value: "Write plainly.", source: ".pi/personas/writer.toml:2" });
-		expect(p?.keys.thinking).toEqual({ value: "low", source: ".pi/personas/writer.toml:6" });
+		expect(p?.keys.thinking).toEqual({ value: "low", source: ".pi/personas/writer.toml:6", column: 1 });
 		expect(p?.keys.isolation?.value).toBe("none");
 		expect(p?.keys.instructions_file?.value).toEqual({
 			written: "texts/extra.md",

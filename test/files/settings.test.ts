@@ -71,7 +71,7 @@ describe("settings", () => {
 		expect(p?.name).toBe("Terse");
 		expect(p?.scope).toBe("project-inline");
 		expect(p?.body).toEqual({ value: "Be terse.", source: "settings:.pi/subagents.json:4" });
-		expect(p?.keys.thinking).toEqual({ value: "low", source: "settings:.pi/subagents.json:5" });
+		expect(p?.keys.thinking).toEqual({ value: "low", source: "settings:.pi/subagents.json:5", column: 4 });
 	});
 
 	it("reports inline entries that are not objects or repeat a name", () => {

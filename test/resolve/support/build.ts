@@ -4,7 +4,7 @@
  */
 import type { Diagnostic } from "../../../src/core/diagnostics.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../../src/core/values.ts";
-import type { Entry, EntryKind, FileRef, LoadResult, Rejected, Scope, Settings, Sourced } from "../../../src/files/types.ts";
+import type { Entry, EntryKind, FileRef, LoadResult, Rejected, Scope, Settings, Sourced, UnreadRestriction } from "../../../src/files/types.ts";
 import { builtinToolNames } from "../../../src/resolve/tools.ts";
 import type { ModelCatalog, ParentFacts, ResolveInput, SpawnReader, SpawnRequest } from "../../../src/resolve/types.ts";
 import { defaultSettings } from "../../../src/files/settings.ts";
@@ -19,6 +19,8 @@ export interface EntrySpec {
 	keys?: Record<string, unknown>;
 	/** Rejected raw values (the loader's `invalid`). */
 	invalid?: Record<string, unknown>;
+	/** Restrictions the loader could not read (ADR 0072). */
+	unread?: UnreadRestriction[];
 }
 
 const DIRS: Record<EntryKind, string> = { definition: "agents", role: "roles", persona: "personas" };
@@ -33,7 +35,7 @@ export function entry<K extends EntryKind>(kind: K, spec: EntrySpec): Entry<K> {
 	const invalid: Record<string, Rejected> = {};
 	for (const [key, raw] of Object.entries(spec.invalid ?? {})) invalid[key] = { raw, source: at(line++) };
 	const body = spec.body === undefined || spec.body === null ? null : { value: spec.body, source: at(line + 1) };
-	const built = { kind, name: spec.name, scope, path, body, keys, invalid, layers: [] } as unknown as Entry<K>;
+	const built = { kind, name: spec.name, scope, path, body, keys, invalid, unread: spec.unread ?? [], layers: [] } as unknown as Entry<K>;
 	return built;
 }
 

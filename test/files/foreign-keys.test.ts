@@ -1,0 +1,173 @@
+/**
+ * Other tools' restriction keys (ADR 0072): the one table of what cadre makes of each foreign key
+ * (mapped, refused, ignored), read over plain values, and what the loader does with it — a key
+ * that restricts access never widens it.
+ */
+import { describe, expect, it } from "vitest";
+import { FOREIGN_KEYS, foreignKeyFor, piToolFor, readForeignKey } from "../../src/files/foreign-keys.ts";
+import { layout, where } from "./fixture.ts";
+
+const read = (key: string, value: unknown) => readForeignKey(key, value);
+const denied = (key: string, value: unknown) => {
+	const reading = read(key, value);
+	if (reading?.outcome !== "mapped") throw new Error(`${key} is not mapped: ${JSON.stringify(reading)}`);
+	return (reading.values.toolRules ?? []).filter((rule) => !rule.allow).map((rule) => rule.pattern);
+};
+
+describe("the foreign key table", () => {
+	it("maps permission modes that restrict to a capability and refuses the ones it cannot read", () => {
+		expect(read("permissionMode", "plan")).toMatchObject({ outcome: "mapped", values: { capability: "read-only" } });
+		expect(read("permission_mode", "Plan")).toMatchObject({ outcome: "mapped", values: { capability: "read-only" } });
+		for (const mode of ["default", "acceptEdits", "bypassPermissions", "auto"]) expect(read("permissionMode", mode)?.outcome).toBe("ignored");
+		expect(read("permissionMode", "dontAsk")).toMatchObject({ outcome: "refused" });
+		expect(read("permissionMode", "paranoid")).toMatchObject({ outcome: "refused" });
+		expect(read("permissionMode", 3)).toMatchObject({ outcome: "refused" });
+	});
+
+	it("maps readonly: true, grok-build's capability_mode and opencode's disable", () => {
+		expect(read("readonly", true)).toMatchObject({ outcome: "mapped", values: { capability: "read-only" } });
+		expect(read("readonly", false)?.outcome).toBe("ignored");
+		expect(read("readonly", "yes please")?.outcome).toBe("refused");
+		expect(read("capability_mode", "read_only")).toMatchObject({ outcome: "mapped", values: { capability: "read-only" } });
+		expect(read("capability_mode", "sandboxed")?.outcome).toBe("refused");
+		expect(read("disable", true)).toMatchObject({ outcome: "mapped", values: { enabled: false } });
+		expect(read("disable", false)?.outcome).toBe("ignored");
+	});
+
+	it("turns deny lists into rules with Claude's tool names mapped to pi's, keeping the name as written", () => {
+		expect(denied("disallowedTools", "Write, Edit")).toEqual(["Write", "write", "Edit", "edit"]);
+		expect(denied("disallowedTools", ["MultiEdit", "Glob", "LS", "Bash(git push:*)"])).toEqual(["MultiEdit", "edit", "Glob", "find", "LS", "ls", "Bash", "bash"]);
+		expect(denied("disallowed_tools", "bash")).toEqual(["bash"]);
+		expect(denied("excludeTools", ["write", "mcp_*"])).toEqual(["write", "mcp_*"]);
+		const notes = read("disallowedTools", "WebFetch, Bash(rm:*)");
+		expect(notes?.outcome === "mapped" && notes.notes.join(" ")).toMatch(/WebFetch.*no pi built-in tool/);
+		expect(notes?.outcome === "mapped" && notes.notes.join(" ")).toContain("Bash(rm:*)");
+		expect(read("disallowedTools", { Write: true })?.outcome).toBe("refused");
+		expect(read("disallowedTools", "")?.outcome).toBe("ignored");
+	});
+
+	it("reads opencode's tools map (most specific pattern wins) and claims `tools` only when it is a map", () => {
+		expect(foreignKeyFor("tools", ["read"])).toBeNull();
+		expect(foreignKeyFor("tools", "read, grep")).toBeNull();
+		expect(foreignKeyFor("tools", { write: false })?.key).toBe("tools");
+		expect(denied("tools", { write: false, edit: false, glob: false })).toEqual(["edit", "glob", "find", "write"]);
+		const reading = read("tools", { "*": false, read: true });
+		expect(reading).toMatchObject({ outcome: "mapped", values: { toolRules: [{ pattern: "*", allow: false }, { pattern: "read", allow: true }] } });
+		expect(read("tools", { read: true })?.outcome).toBe("ignored");
+		expect(read("tools", { write: "no" })?.outcome).toBe("refused");
+		expect(read("tools", { "w?ite": false })?.outcome).toBe("refused");
+	});
+
+	it("reads opencode's permission: edit covers write, ask is deny, command patterns deny the whole tool", () => {
+		expect(denied("permission", { edit: "deny" })).toEqual(["edit", "write"]);
+		expect(denied("permission", { edit: "ask", bash: { "*": "ask", "git diff": "allow" }, webfetch: "deny" })).toEqual(["bash", "edit", "write", "webfetch"]);
+		expect(read("permission", { bash: { "git *": "allow" } })?.outcome).toBe("ignored");
+		expect(read("permission", { edit: "allow" })?.outcome).toBe("ignored");
+		expect(read("permission", { external_directory: "deny" })?.outcome).toBe("refused");
+		expect(read("permission", { external_directory: "allow", doom_loop: "ask" })?.outcome).toBe("ignored");
+		expect(denied("permission", "deny")).toEqual(["*"]);
+		expect(read("permission", { edit: 1 })?.outcome).toBe("refused");
+	});
+
+	it("keeps built-ins only for extensions: false / isolated: true, and refuses what it cannot tell apart", () => {
+		const builtinsOnly = read("extensions", false);
+		expect(builtinsOnly).toMatchObject({ outcome: "mapped" });
+		expect(builtinsOnly?.outcome === "mapped" && builtinsOnly.values.toolRules?.[0]).toEqual({ pattern: "*", allow: false });
+		expect(read("extensions", null)?.outcome).toBe("mapped");
+		expect(read("extensions", [])?.outcome).toBe("mapped");
+		expect(read("extensions", true)?.outcome).toBe("ignored");
+		expect(read("extensions", ["mcp"])?.outcome).toBe("refused");
+		expect(read("isolated", true)?.outcome).toBe("mapped");
+		expect(read("exclude_extensions", "pi-notify")?.outcome).toBe("refused");
+		expect(read("launcher", "net")?.outcome).toBe("refused");
+		expect(read("machine", "workmac")?.outcome).toBe("refused");
+	});
+
+	it("refuses hooks that can block tool calls and grok-build's tool_config; ignores the rest", () => {
+		expect(read("hooks", { PreToolUse: [{ matcher: "Bash" }] })?.outcome).toBe("refused");
+		expect(read("hooks", { PostToolUse: [{ matcher: "Edit" }] })?.outcome).toBe("ignored");
+		expect(read("tool_config", { bash: { enabled: false } })?.outcome).toBe("refused");
+		for (const key of ["color", "mcpServers", "skills", "memory", "background", "mode", "temperature", "allowedAgents", "maxSubagentDepth"]) {
+			expect(read(key, "x")?.outcome, key).toBe("ignored");
+		}
+	});
+
+	it("names the tools that write each key, and knows no cadre key except tools-as-a-map", () => {
+		for (const [key, spec] of FOREIGN_KEYS) {
+			expect(spec.from.length, key).toBeGreaterThan(0);
+			expect(["description", "model", "thinking", "isolation", "capability", "enabled", "name"]).not.toContain(key);
+		}
+		expect(foreignKeyFor("constructor", "x")).toBeNull();
+		expect(foreignKeyFor("max_turn", 3)).toBeNull();
+	});
+
+	it("maps other tools' names for pi's built-ins, case-insensitively", () => {
+		expect(["Read", "Write", "Edit", "MultiEdit", "Bash", "Grep", "Glob", "LS"].map((name) => piToolFor(name))).toEqual(["read", "write", "edit", "edit", "bash", "grep", "find", "ls"]);
+		expect(["glob", "list", "read_file", "run_shell_command"].map((name) => piToolFor(name))).toEqual(["find", "ls", "read", "bash"]);
+		expect(piToolFor("WebFetch")).toBeNull();
+		expect(piToolFor("constructor")).toBeNull();
+	});
+});
+
+describe("loading foreign restriction keys", () => {
+	it("maps permissionMode: plan to the definition's capability, sourced at the foreign key, with a warning", () => {
+		const r = layout({ "project/.pi/agents/planner.md": "---\ndescription: Plans\npermissionMode: plan\n---\nPlan.\n" }).load();
+		expect(r.definitions.get("planner")?.keys.capability).toMatchObject({ value: "read-only", source: ".pi/agents/planner.md:3" });
+		expect(where(r)).toEqual([".pi/agents/planner.md:3:1 foreign-key"]);
+		expect(r.diagnostics[0]).toMatchObject({ severity: "warning" });
+		expect(r.diagnostics[0]?.message).toContain("capability: read-only");
+		expect(r.diagnostics[0]?.message).toContain("Claude Code");
+	});
+
+	it("keeps a deny list as the definition's tool rules and says what the child never gets", () => {
+		const r = layout({ "project/.pi/agents/safe.md": "---\ndescription: Safe\ndisallowedTools: Write, Edit\n---\n" }).load();
+		const rules = r.definitions.get("safe")?.keys.tool_rules;
+		expect(rules?.source).toBe(".pi/agents/safe.md:3");
+		expect(rules?.value.filter((rule) => !rule.allow).map((rule) => rule.pattern)).toContain("write");
+		expect(where(r)).toEqual([".pi/agents/safe.md:3:1 foreign-key"]);
+		expect(r.diagnostics[0]?.message).toMatch(/never gets.*write.*edit/);
+	});
+
+	it("reads opencode's tools map instead of rejecting it as a bad tools value", () => {
+		const r = layout({ "project/.pi/agents/review.md": "---\ndescription: Review\ntools:\n  write: false\n  edit: false\n---\n" }).load();
+		expect(r.diagnostics.map((d) => d.code)).toEqual(["foreign-key"]);
+		expect(r.definitions.get("review")?.keys.tools).toBeUndefined();
+		expect(r.definitions.get("review")?.keys.tool_rules?.value.map((rule) => rule.pattern)).toEqual(["edit", "write"]);
+	});
+
+	it("records a restriction it cannot read as an error at the key, and on the entry for the resolver", () => {
+		const r = layout({ "project/.pi/agents/grok.md": "---\ndescription: Grok\ntool_config:\n  bash: off\n---\n" }).load();
+		expect(where(r)).toEqual([".pi/agents/grok.md:3:1 restriction-unread"]);
+		expect(r.diagnostics[0]).toMatchObject({ severity: "error" });
+		expect(r.diagnostics[0]?.hint).toBeTruthy();
+		expect(r.definitions.get("grok")?.unread).toEqual([expect.objectContaining({ key: "tool_config", where: ".pi/agents/grok.md:3:1" })]);
+	});
+
+	it("refuses a foreign capability that disagrees with the file's own capability key, whatever the order", () => {
+		const r = layout({ "project/.pi/agents/mixed.md": "---\ncapability: all\nreadonly: true\n---\n" }).load();
+		expect(r.definitions.get("mixed")?.keys.capability?.value).toBe("all");
+		expect(r.definitions.get("mixed")?.unread.map((u) => u.key)).toEqual(["readonly"]);
+		const agree = layout({ "project/.pi/agents/same.md": "---\npermissionMode: plan\ncapability: read-only\n---\n" }).load();
+		expect(agree.definitions.get("same")?.unread).toEqual([]);
+		expect(agree.definitions.get("same")?.keys.capability).toMatchObject({ value: "read-only", source: ".pi/agents/same.md:3" });
+	});
+
+	it("maps a foreign capability on a role, and refuses restrictions a role or persona cannot hold", () => {
+		const r = layout({
+			"project/.pi/agents/scout.md": "---\ndescription: Scout\n---\n",
+			"project/.pi/roles/scout.md": "---\nreadonly: true\ndisallowedTools: Bash\n---\n",
+			"project/.pi/personas/calm.md": "---\npermissionMode: plan\n---\nStay calm.\n",
+		}).load();
+		expect(r.roles.get("scout")?.keys.capability?.value).toBe("read-only");
+		expect(r.roles.get("scout")?.unread.map((u) => u.key)).toEqual(["disallowedTools"]);
+		expect(r.personas.get("calm")?.unread.map((u) => u.key)).toEqual(["permissionMode"]);
+	});
+
+	it("keeps every layer's unread restrictions on the merged entry", () => {
+		const r = layout({
+			"agent/agents/helper.md": "---\nhooks:\n  PreToolUse: []\n---\n",
+			"project/.pi/agents/helper.md": "---\ndescription: Project helper\n---\n",
+		}).load();
+		expect(r.definitions.get("helper")?.unread.map((u) => u.key)).toEqual(["hooks"]);
+	});
+});
