@@ -22,7 +22,10 @@ export interface SettingsSource {
 	scope: "user" | "project";
 	/** The scope root: inline entries' files resolve against it and must stay inside it. */
 	root: string;
-	/** Whether settings that widen access are honoured from this file. */
+	/**
+	 * Whether settings that widen access are honoured from this file, and whether it may loosen
+	 * the narrowing ones of the files below it (ADR 0073).
+	 */
 	trusted: boolean;
 }
 
@@ -149,6 +152,8 @@ function applyFile(
 		diagnostics.push(
 			at("warning", file, field.keyPos, "untrusted-setting", `${what} in project settings is ignored: the project is not trusted`, `trust the project in pi, or move ${what} to the user settings`),
 		);
+	const keptNarrower = (field: RawField, message: string) =>
+		diagnostics.push(at("warning", file, field.keyPos, "untrusted-setting", message, "trust the project in pi, or change the user settings"));
 	const objectOf = (field: RawField): RawField[] | null => {
 		if (field.val.fields) return field.val.fields;
 		bad(field.val, field.key, "expects an object");
@@ -212,8 +217,12 @@ function applyFile(
 				break;
 			case "toggle":
 				for (const entry of objectOf(field) ?? []) {
-					if (typeof entry.val.value === "boolean") settings.toggle[nameKey(entry.key)] = { value: entry.val.value, source: src(entry.keyPos) };
-					else bad(entry.val, `toggle.${entry.key}`, "expects true or false");
+					const earlier = settings.toggle[nameKey(entry.key)];
+					if (typeof entry.val.value !== "boolean") bad(entry.val, `toggle.${entry.key}`, "expects true or false");
+					else if (entry.val.value && !source.trusted && earlier?.value === false && !earlier.source.startsWith(`settings:${file}:`)) {
+						// Disabling narrows access, enabling widens it: an untrusted project cannot undo the user's false.
+						keptNarrower(entry, `toggle.${entry.key}: true in project settings is ignored: the project is not trusted, and the user's settings disable ${entry.key}`);
+					} else settings.toggle[nameKey(entry.key)] = { value: entry.val.value, source: src(entry.keyPos) };
 				}
 				break;
 			case "toolKinds": {
@@ -235,7 +244,15 @@ function applyFile(
 					if (entry.key !== "exclude") {
 						diagnostics.push(unknown(file, entry, ["exclude"], "childExtensions"));
 					} else if (Array.isArray(entry.val.value) && entry.val.value.every((x) => typeof x === "string")) {
-						settings.childExtensions = { exclude: (entry.val.value as string[]).map((x) => x.trim()).filter((x) => x !== "") };
+						const written = (entry.val.value as string[]).map((x) => x.trim()).filter((x) => x !== "");
+						const before = settings.childExtensions.exclude;
+						// Exclusions narrow access: an untrusted project can add to the user's, never drop one.
+						const dropped = source.trusted ? [] : before.filter((name) => !written.includes(name));
+						const exclude = source.trusted ? written : [...before, ...written.filter((name) => !before.includes(name))];
+						settings.childExtensions = { exclude };
+						if (dropped.length > 0) {
+							keptNarrower(entry, `childExtensions.exclude in project settings cannot drop ${dropped.join(", ")}: the project is not trusted, so the user's exclusions stay`);
+						}
 					} else {
 						bad(entry.val, "childExtensions.exclude", "expects a list of package names");
 					}
@@ -244,8 +261,9 @@ function applyFile(
 			case "worktree":
 				for (const entry of objectOf(field) ?? []) {
 					if (entry.key === "baseDir") {
-						if (typeof entry.val.value === "string" && entry.val.value.trim() !== "") settings.worktree.baseDir = entry.val.value.trim();
-						else bad(entry.val, "worktree.baseDir", "expects a directory path");
+						if (typeof entry.val.value !== "string" || entry.val.value.trim() === "") bad(entry.val, "worktree.baseDir", "expects a directory path");
+						else if (!source.trusted) untrusted(entry, "worktree.baseDir");
+						else settings.worktree.baseDir = entry.val.value.trim();
 					} else if (entry.key === "allowSharedFallback") {
 						if (typeof entry.val.value !== "boolean") bad(entry.val, "worktree.allowSharedFallback", "expects true or false");
 						else if (!source.trusted) untrusted(entry, "worktree.allowSharedFallback");

@@ -280,18 +280,18 @@ describe("orphan-role and untrusted-setting", () => {
 		expect(where(r)).toEqual([".pi/subagents.json:3:5 orphan-role"]);
 	});
 
-	it("ignores toolKinds and allowSharedFallback from an untrusted project, honours them when trusted", () => {
+	it("ignores toolKinds, allowSharedFallback and baseDir from an untrusted project, honours them when trusted (ADR 0073)", () => {
 		const files = {
 			"project/.pi/subagents.json": '{"toolKinds": {"mcp_*": "read"}, "worktree": {"allowSharedFallback": true, "baseDir": "wt"}}',
 		};
 		const untrusted = layout(files).load();
-		expect(untrusted.diagnostics.map((d) => d.code)).toEqual(["untrusted-setting", "untrusted-setting"]);
+		expect(untrusted.diagnostics.map((d) => d.code)).toEqual(["untrusted-setting", "untrusted-setting", "untrusted-setting"]);
 		expect(untrusted.settings.toolKinds).toEqual({});
-		expect(untrusted.settings.worktree).toEqual({ baseDir: "wt", allowSharedFallback: false });
+		expect(untrusted.settings.worktree).toEqual({ baseDir: null, allowSharedFallback: false });
 		const trusted = layout(files).load({ projectTrusted: true });
 		expect(trusted.diagnostics).toEqual([]);
 		expect(trusted.settings.toolKinds).toEqual({ "mcp_*": "read" });
-		expect(trusted.settings.worktree.allowSharedFallback).toBe(true);
+		expect(trusted.settings.worktree).toEqual({ baseDir: "wt", allowSharedFallback: true });
 	});
 
 	it("always honours toolKinds from user settings", () => {

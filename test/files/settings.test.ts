@@ -16,7 +16,7 @@ describe("settings", () => {
 		expect(s.files).toEqual([]);
 	});
 
-	it("merges objects per key and replaces arrays and scalars, project over user", () => {
+	it("merges objects per key and replaces arrays and scalars, trusted project over user", () => {
 		const l = layout({
 			"agent/subagents.json": JSON.stringify({
 				maxConcurrent: 8,
@@ -29,7 +29,7 @@ describe("settings", () => {
 			"project/.pi/agents/scout.md": "Scout.\n",
 			"project/.pi/subagents.json": '{\n  "maxConcurrent": 2,\n  "models": {"scout": "p/scout"},\n  "childExtensions": {"exclude": ["c"]},\n  "defaultBackground": true\n}',
 		});
-		const r = l.load();
+		const r = l.load({ projectTrusted: true });
 		expect(r.diagnostics).toEqual([]);
 		const s = r.settings;
 		expect(s.maxConcurrent).toEqual({ value: 2, source: "settings:.pi/subagents.json:2" });
