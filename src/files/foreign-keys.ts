@@ -57,7 +57,15 @@ const ignored = (why: string, instead: string): ForeignReading => ({ outcome: "i
 
 const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const isEmpty = (value: unknown) => value === null || value === undefined || value === "" || (Array.isArray(value) && value.length === 0) || (isMapping(value) && Object.keys(value).length === 0);
-const show = (value: unknown) => (typeof value === "string" ? `"${value}"` : (JSON.stringify(value) ?? String(value)));
+/** A value as a message quotes it; never throws (a TOML integer may be a BigInt). */
+function show(value: unknown): string {
+	if (typeof value === "string") return `"${value}"`;
+	try {
+		return JSON.stringify(value) ?? String(value);
+	} catch {
+		return String(value);
+	}
+}
 const joined = (names: readonly string[]) => names.join(", ");
 
 // ── Tool names ──────────────────────────────────────────────────────────────────────────────
