@@ -321,6 +321,10 @@ const always = (why: string, instead: string) => (): ForeignReading => ignored(w
 const NO_NESTING = always("cadre children never get the spawn tools, so they cannot start children of their own", "remove it");
 const NO_TIMER = always("cadre has no time limits", "bound the child with `max_turns`");
 const NO_TRANSCRIPT_KEYS = always("cadre keeps a transcript of every run in its own place", "remove it");
+const BACKGROUND = always("cadre reads `run_in_background`", "write `run_in_background: true`");
+const SAMPLING = always("cadre does not set sampling parameters", "remove it");
+const STEPS = always("cadre counts turns", "write `max_turns`");
+const SKILLS = always("cadre children see the parent's skills", "remove it");
 
 /** Every foreign key cadre knows, by name (ADR 0072 lists them). */
 export const FOREIGN_KEYS: ReadonlyMap<string, ForeignKey> = new Map(
@@ -352,18 +356,18 @@ export const FOREIGN_KEYS: ReadonlyMap<string, ForeignKey> = new Map(
 			// Restricting nothing a cadre child could do.
 			["color", ["claude"], always("cadre has no colours", "`display_name` sets the label")],
 			["mcpServers", ["claude"], always("cadre children use the parent's MCP tools", "select them with `tools`")],
-			["skills", ["claude", "tintinweb", "nicobailon"], always("cadre children see the parent's skills", "remove it")],
+			["skills", ["claude", "tintinweb", "nicobailon"], SKILLS],
 			["memory", ["claude", "tintinweb", "nicobailon"], always("cadre has no agent memory", "remove it")],
-			["background", ["claude"], always("cadre reads `run_in_background`", "write `run_in_background: true`")],
-			["is_background", ["cursor"], always("cadre reads `run_in_background`", "write `run_in_background: true`")],
-			["async", ["nicobailon"], always("cadre reads `run_in_background`", "write `run_in_background: true`")],
+			["background", ["claude"], BACKGROUND],
+			["is_background", ["cursor"], BACKGROUND],
+			["async", ["nicobailon"], BACKGROUND],
 			["initialPrompt", ["claude"], always("a cadre child starts from the task it is given", "remove it")],
 			["mode", ["opencode"], always("primary or subagent changes nothing for a cadre child", "remove it")],
 			["hidden", ["opencode"], always("cadre shows every enabled type to the parent", "disable the type with `enabled: false` if it must not be used")],
-			["temperature", ["opencode", "gemini"], always("cadre does not set sampling parameters", "remove it")],
-			["top_p", ["opencode"], always("cadre does not set sampling parameters", "remove it")],
-			["maxSteps", ["opencode"], always("cadre counts turns", "write `max_turns`")],
-			["steps", ["opencode"], always("cadre counts turns", "write `max_turns`")],
+			["temperature", ["opencode", "gemini"], SAMPLING],
+			["top_p", ["opencode"], SAMPLING],
+			["maxSteps", ["opencode"], STEPS],
+			["steps", ["opencode"], STEPS],
 			["timeout_mins", ["gemini"], NO_TIMER],
 			["timeoutMs", ["nicobailon"], NO_TIMER],
 			["toolTimeoutMs", ["nicobailon"], NO_TIMER],
@@ -374,7 +378,7 @@ export const FOREIGN_KEYS: ReadonlyMap<string, ForeignKey> = new Map(
 			["acceptanceRole", ["nicobailon"], always("it grants and revokes nothing", "remove it")],
 			["systemPromptMode", ["nicobailon"], always("a definition has one shape: a nonempty body replaces the instructions below it", "remove it")],
 			["inheritProjectContext", ["nicobailon"], always("cadre children always get the project's context files", "remove it")],
-			["inheritSkills", ["nicobailon"], always("cadre children see the parent's skills", "remove it")],
+			["inheritSkills", ["nicobailon"], SKILLS],
 			["persist_session", ["tintinweb"], NO_TRANSCRIPT_KEYS],
 			["output_transcript", ["tintinweb"], NO_TRANSCRIPT_KEYS],
 			["session_dir", ["tintinweb"], NO_TRANSCRIPT_KEYS],

@@ -6,20 +6,9 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CONFIG_FIELDS } from "../../src/resolve/order.ts";
-import { cadreInTree, cliTree } from "../support/cli.ts";
+import { cadreInTree, cliTree, testModels } from "../support/cli.ts";
 
-const MODELS = {
-	providers: {
-		test: {
-			baseUrl: "http://127.0.0.1:9/v1",
-			api: "openai-completions",
-			apiKey: "none",
-			models: ["model-a", "model-b", "parent-model"].map((id) => ({ id, reasoning: true })),
-		},
-	},
-};
-
-const tree = (files: Record<string, string> = {}) => cliTree("explain-", MODELS, files);
+const tree = (files: Record<string, string> = {}) => cliTree("explain-", testModels(), files);
 const cadre = cadreInTree;
 
 const scout = "---\ndescription: Scout\nmodel: test/model-a\nthinking: low\n---\nScout the code.\n";

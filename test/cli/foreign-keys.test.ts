@@ -3,10 +3,10 @@
  * a foreign restriction key was read as (ADR 0072), refuse what cannot be read, report tool names
  * that match no pi tool at their key (ADR 0074), and position `thinking-clamped` on the key.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli, runCliJson } from "../support/cli.ts";
+import { cliTree, runCli, runCliJson, testModels } from "../support/cli.ts";
 
 interface Diagnostic {
 	severity: string;
@@ -32,26 +32,10 @@ interface CheckJson {
 	diagnostics: Diagnostic[];
 }
 
-const MODELS = {
-	providers: {
-		test: {
-			baseUrl: "http://127.0.0.1:9/v1",
-			api: "openai-completions",
-			apiKey: "none",
-			models: ["model-a", "parent-model"].map((id) => ({ id, reasoning: true })),
-		},
-	},
-};
 
 function project(files: Record<string, string>): { dir: string; env: Record<string, string> } {
-	const root = mkdtempSync(join(process.env.TMPDIR as string, "cadre-foreign-"));
-	const all: Record<string, string> = { "agent/models.json": JSON.stringify(MODELS), ...files };
-	for (const [path, text] of Object.entries(all)) {
-		mkdirSync(dirname(join(root, path)), { recursive: true });
-		writeFileSync(join(root, path), text);
-	}
+	const root = cliTree("cadre-foreign-", testModels(), files);
 	mkdirSync(join(root, "project", ".git"), { recursive: true });
-	mkdirSync(join(root, "home"), { recursive: true });
 	return { dir: join(root, "project"), env: { PI_CODING_AGENT_DIR: join(root, "agent"), HOME: join(root, "home") } };
 }
 

@@ -71,6 +71,14 @@ export function runCliJson<T = unknown>(args: string[], options: RunCliOptions =
 	}
 }
 
+/**
+ * A catalog for {@link cliTree}: one offline `test` provider (an address nothing listens on, never
+ * reached by `explain` or `check`) whose models all reason.
+ */
+export function testModels(ids: readonly string[] = ["model-a", "model-b", "parent-model"]): unknown {
+	return { providers: { test: { baseUrl: "http://127.0.0.1:9/v1", api: "openai-completions", apiKey: "none", models: ids.map((id) => ({ id, reasoning: true })) } } };
+}
+
 /** A temp tree with `agent/models.json` (the given catalog), `home/` and `project/`, plus the given files. */
 export function cliTree(prefix: string, models: unknown, files: Record<string, string> = {}): string {
 	const root = mkdtempSync(join(process.env.TMPDIR as string, prefix));
