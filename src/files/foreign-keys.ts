@@ -57,13 +57,13 @@ const ignored = (why: string, instead: string): ForeignReading => ({ outcome: "i
 
 const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const isEmpty = (value: unknown) => value === null || value === undefined || value === "" || (Array.isArray(value) && value.length === 0) || (isMapping(value) && Object.keys(value).length === 0);
-/** A value as a message quotes it; never throws (a TOML integer may be a BigInt). */
+/** A value as a message quotes it; never throws (a TOML integer may be a BigInt, a map may have no prototype). */
 function show(value: unknown): string {
 	if (typeof value === "string") return `"${value}"`;
 	try {
 		return JSON.stringify(value) ?? String(value);
 	} catch {
-		return String(value);
+		return typeof value === "bigint" ? String(value) : `a value cadre cannot show (${typeof value})`;
 	}
 }
 const joined = (names: readonly string[]) => names.join(", ");

@@ -3,8 +3,9 @@
  * (mapped, refused, ignored), read over plain values, and what the loader does with it — a key
  * that restricts access never widens it.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FOREIGN_KEYS, foreignKeyFor, piToolFor, readForeignKey } from "../../src/files/foreign-keys.ts";
+import { describeMapping, FOREIGN_KEYS, foreignKeyFor, piToolFor, readForeignKey } from "../../src/files/foreign-keys.ts";
 import { layout, where } from "./fixture.ts";
 
 const read = (key: string, value: unknown) => readForeignKey(key, value);
@@ -99,6 +100,21 @@ describe("the foreign key table", () => {
 		}
 		expect(foreignKeyFor("constructor", "x")).toBeNull();
 		expect(foreignKeyFor("max_turn", 3)).toBeNull();
+	});
+
+	it("reads any value of any foreign key without throwing, and a mapping only ever denies or narrows", () => {
+		fc.assert(
+			fc.property(fc.constantFrom(...FOREIGN_KEYS.keys()), fc.anything({ withBigInt: true, withNullPrototype: true }), (key, value) => {
+				const reading = readForeignKey(key, value);
+				if (reading?.outcome !== "mapped") return;
+				expect(describeMapping(reading.values)).not.toBe("");
+				// Only grok-build's capability_mode names a mode of its own; every other mapping is read-only.
+				if (key !== "capability_mode" && reading.values.capability !== undefined) expect(reading.values.capability).toBe("read-only");
+				expect(reading.values.enabled).not.toBe(true);
+				for (const rule of reading.values.toolRules ?? []) expect(typeof rule.pattern).toBe("string");
+			}),
+			{ numRuns: Number(process.env.CADRE_FUZZ_RUNS ?? 500) },
+		);
 	});
 
 	it("maps other tools' names for pi's built-ins, case-insensitively", () => {
