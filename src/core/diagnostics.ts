@@ -32,7 +32,9 @@ export type DiagnosticCode =
 	// prompt (spec 03)
 	| "identity-unrecognized"
 	// isolation (spec 05)
-	| "worktree-unavailable";
+	| "worktree-unavailable"
+	// run records (spec 04, ADR 0068)
+	| "run-record-invalid";
 
 export interface Diagnostic {
 	severity: Severity;

@@ -77,7 +77,8 @@ export interface SpawnReader {
 /** The effective config of a run stored for resume (the resolved config of the source run). */
 export interface StoredRun {
 	id: string;
-	state: "queued" | "running" | "completed" | "failed" | "aborted" | "stopped";
+	/** `interrupted`: loaded from disk, its process ended mid-run (resumable like a finished run). */
+	state: "queued" | "running" | "completed" | "failed" | "aborted" | "stopped" | "interrupted";
 	config: EffectiveConfig;
 }
 

@@ -18,6 +18,11 @@ const RESOLUTION_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
 	"worktree-unavailable",
 ]);
 
+/** Whether a diagnostic is the resolution's own for this spawn (a result warning), not a file's. */
+export function isResolutionDiagnostic(diagnostic: { code: DiagnosticCode }): boolean {
+	return RESOLUTION_CODES.has(diagnostic.code);
+}
+
 /** One request value next to the value the run used. */
 export interface RequestedVsUsed {
 	field: string;
@@ -43,6 +48,8 @@ export interface RunResult {
 	transcript: string | null;
 	isolation: RunRecord["isolation"];
 	limitReached: boolean;
+	/** Why the run's record could not be written to disk (it will not outlive this session), or null. */
+	persistError: string | null;
 	model: string | null;
 	thinking: string | null;
 	capabilityMode: string | null;
@@ -98,15 +105,14 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		transcript: run.transcript,
 		isolation: run.isolation,
 		limitReached: run.limitReached,
+		persistError: run.persistError,
 		model: run.config.model,
 		thinking: (run.trace.reasoningEffort?.applied as string | undefined) ?? run.config.reasoningEffort,
 		capabilityMode: run.config.capabilityMode,
 		persona: run.config.persona,
 		tools: [...run.config.tools],
 		requestedVsUsed: requestedVsUsed(run),
-		warnings: run.diagnostics
-			.filter((d) => RESOLUTION_CODES.has(d.code))
-			.map(formatDiagnostic),
+		warnings: run.diagnostics.filter(isResolutionDiagnostic).map(formatDiagnostic),
 	};
 }
 
@@ -142,6 +148,7 @@ export function formatResult(result: RunResult): string {
 		`${counted(result.turns, "turn")}, ${counted(result.toolUses, "tool use")}, ${result.durationMs === null ? "not started" : `${(result.durationMs / 1000).toFixed(1)}s`}, ${formatUsage(result.usage)}.`,
 	);
 	if (result.transcript) lines.push(`Transcript: ${result.transcript}`);
+	if (result.persistError) lines.push(`Not persisted: ${result.persistError}; after this session this run cannot be listed or resumed.`);
 	if (result.isolation) lines.push(`Isolation: ${JSON.stringify(result.isolation)}`);
 	const differing = result.requestedVsUsed.filter((row) => row.note !== null);
 	if (result.requestedVsUsed.length > 0) {
@@ -165,6 +172,7 @@ export function notificationText(run: RunRecord): string {
 	return safeText([
 		`Background sub-agent ${run.id} (${run.type}: ${run.description}) ${run.state}.`,
 		`Usage: ${formatUsage(run.usage)}. Transcript: ${run.transcript ?? "not persisted"}.`,
+		...(run.persistError ? [`Not persisted: ${run.persistError}.`] : []),
 		`Preview: ${preview || "(no text)"}`,
 		`Call get_subagent_result with agent_id "${run.id}" for the full result.`,
 	].join("\n"));

@@ -1,16 +1,24 @@
 /**
  * Runs (spec 04 "Runs"): one record per spawned child, its states (queued → running → completed |
  * failed | aborted | stopped), the FIFO limiter for background runs, stop/steer/wait, the turn
- * ceiling, lifecycle events and the isolation hooks around every run. Host-neutral: the child
- * session comes from the plan's `createChild`, events go to the injected `emit`.
+ * ceiling, lifecycle events and the isolation hooks around every run, and when its record is
+ * saved (ADR 0068). Host-neutral: the child session comes from the plan's `createChild`, events go
+ * to the injected `emit`, records to the injected `save`; earlier sessions' runs come in as plain
+ * records.
  */
 import type { Diagnostic } from "../core/diagnostics.ts";
 import type { EffectiveConfig, IgnoredRequestValue, Trace } from "../resolve/types.ts";
 import { createLimiter } from "./limiter.ts";
+import { currentOwner, type Owner } from "./owner.ts";
 import type { ChildEvent, ChildHandle, ChildUsage } from "./pi-sdk.ts";
 
-export type RunState = "queued" | "running" | "completed" | "failed" | "aborted" | "stopped";
-export type TerminalState = Exclude<RunState, "queued" | "running">;
+/**
+ * `interrupted` is never reached by a run of this process: it is the state of a record loaded
+ * from disk that was queued or running when its owner process ended (ADR 0068).
+ */
+export type RunState = "queued" | "running" | "completed" | "failed" | "aborted" | "stopped" | "interrupted";
+/** How a run of this process ends (never `interrupted`). */
+export type TerminalState = "completed" | "failed" | "aborted" | "stopped";
 
 /** What the isolation step reports into the result (owned by the isolation area; opaque here). */
 export type IsolationReport = Record<string, unknown>;
@@ -65,6 +73,10 @@ export interface RunRecord {
 	ignored: IgnoredRequestValue[];
 	diagnostics: Diagnostic[];
 	resumeOf: string | null;
+	/** The parent session id the run belongs to (null when the host has none). */
+	parentSession: string | null;
+	/** The process that runs (or ran) it. */
+	owner: Owner;
 	createdAt: number;
 	startedAt: number | null;
 	endedAt: number | null;
@@ -85,6 +97,8 @@ export interface RunRecord {
 	fetched: boolean;
 	/** The completion notification went out. */
 	notified: boolean;
+	/** Why the last write of the run's record failed (it will not outlive the session), or null. */
+	persistError: string | null;
 }
 
 /** Progress a foreground run streams to its tool call. */
@@ -104,6 +118,21 @@ export interface RunRegistryOptions {
 	isolation?: IsolationHooks;
 	/** Warning sent to the child two turns before `max_turns`. */
 	turnWarning?(remaining: number): string;
+	/** The parent session id recorded in every run (default null). */
+	parentSession?: string | null;
+	/**
+	 * Writes a run's record (ADR 0068); returns null or why it failed, which goes into the run's
+	 * `persistError`. Called at creation, at every state change, at the end, and on turn ends at
+	 * most once per `progressSaveMs` — never per token.
+	 */
+	save?(run: RunRecord): string | null;
+	/** Minimum time between two progress writes of one run (default 2000 ms). */
+	progressSaveMs?: number;
+	/**
+	 * Runs of earlier processes of this parent session, as loaded from disk: listed, fetched and
+	 * resumable, never started, stopped or steered here.
+	 */
+	earlier?: readonly RunRecord[];
 }
 
 /** The registry of one parent session's runs. */
@@ -115,8 +144,12 @@ export interface RunRegistry {
 	 */
 	spawn(plan: SpawnPlan, options: { background: boolean; signal?: AbortSignal; onProgress?: ProgressListener; resumeFile?: string | null }): Promise<{ run: RunRecord; done: Promise<RunRecord> }>;
 	get(id: string): RunRecord | undefined;
+	/** Earlier processes' runs first (oldest first), then this process's in creation order. */
 	list(): RunRecord[];
-	/** Stop a queued or running run (recorded as stopped; wins any race with finishing). */
+	/**
+	 * Stop a queued or running run (recorded as stopped; wins any race with finishing). An earlier
+	 * process's run is returned as it is.
+	 */
 	stop(id: string): Promise<RunRecord | undefined>;
 	/** Steer a run: delivered after its current tool call, buffered while queued. */
 	steer(id: string, message: string): Promise<RunRecord>;
@@ -141,6 +174,8 @@ interface Internal {
 	cwd: string;
 	resumeFile: string | null;
 	onProgress: ProgressListener | undefined;
+	/** When the record was last saved (epoch ms). */
+	savedAt: number;
 }
 
 const ZERO_USAGE: ChildUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
@@ -157,6 +192,17 @@ export function newRunId(type: string, taken: (id: string) => boolean): string {
 		const id = `${slug}-${Math.random().toString(36).slice(2, 8)}`;
 		if (!taken(id)) return id;
 	}
+}
+
+/** The first run of the resume chain `id` belongs to, as far as `get` knows the chain (bounded). */
+export function chainRoot(id: string, get: (id: string) => RunRecord | undefined): string {
+	let root = id;
+	for (let step = 0; step < 1000; step++) {
+		const up = get(root)?.resumeOf;
+		if (!up) break;
+		root = up;
+	}
+	return root;
 }
 
 /** A by-value payload for lifecycle events. */
@@ -180,9 +226,26 @@ export function eventPayload(run: RunRecord): Record<string, unknown> {
 	};
 }
 
+/** Why an earlier session's run cannot be steered from this one. */
+function notHere(run: RunRecord): string {
+	if (run.endedAt !== null) return `Run ${run.id} is already ${run.state}; steer only reaches queued or running runs (resume it instead).`;
+	return `Run ${run.id} is ${run.activity}; it can be steered or stopped only there.`;
+}
+
 /** Create the run registry of one parent session. */
 export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 	const runs = new Map<string, Internal>();
+	const earlier = new Map((options.earlier ?? []).map((run) => [run.id, run]));
+	const progressSaveMs = options.progressSaveMs ?? 2000;
+	const save = (internal: Internal) => {
+		if (!options.save) return;
+		internal.savedAt = Date.now();
+		try {
+			internal.record.persistError = options.save(internal.record);
+		} catch (error) {
+			internal.record.persistError = `the run record could not be saved: ${(error as Error).message}`;
+		}
+	};
 	/** The parent session ended (`stopAll`): a spawn that was still preparing is stopped at once. */
 	let closed = false;
 	const limiter = createLimiter(options.maxConcurrent);
@@ -220,6 +283,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		if (run.state === "stopped") run.error ??= "stopped by the user or the parent session";
 		run.endedAt = Date.now();
 		run.activity = run.state;
+		save(internal);
 		options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run));
 		options.onTerminal?.(run);
 		internal.resolveDone(run);
@@ -235,6 +299,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		run.startedAt = Date.now();
 		run.lastEventAt = run.startedAt;
 		run.activity = "starting";
+		save(internal);
 		options.emit("cadre:started", eventPayload(run));
 		let state: TerminalState = "completed";
 		let error: string | null = null;
@@ -242,6 +307,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			const child = await internal.plan.createChild(run, internal.cwd, internal.resumeFile);
 			internal.child = child;
 			run.transcript = child.transcript;
+			save(internal);
 			if (internal.stopRequested || internal.aborted) {
 				await finish(internal, internal.aborted ? "aborted" : "stopped", null);
 				release?.();
@@ -260,6 +326,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 						break;
 					case "turn_end":
 						run.usage = child.usage();
+						if (run.lastEventAt - internal.savedAt >= progressSaveMs) save(internal);
 						// The ceiling itself is enforced in the child (pi-sdk guard, terminate).
 						if (maxTurns !== null && event.toolCalls > 0) {
 							if (event.turn === maxTurns - 2) void child.steer(warning(2));
@@ -313,7 +380,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		async spawn(plan, spawnOptions) {
 			const now = Date.now();
 			const record: RunRecord = {
-				id: newRunId(plan.type, (id) => runs.has(id)),
+				id: newRunId(plan.type, (id) => runs.has(id) || earlier.has(id)),
 				type: plan.type,
 				description: plan.description,
 				prompt: plan.prompt,
@@ -325,6 +392,8 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				ignored: plan.ignored,
 				diagnostics: plan.diagnostics,
 				resumeOf: plan.resumeOf,
+				parentSession: options.parentSession ?? null,
+				owner: currentOwner(),
 				createdAt: now,
 				startedAt: null,
 				endedAt: null,
@@ -340,6 +409,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				limitReached: false,
 				fetched: false,
 				notified: false,
+				persistError: null,
 			};
 			const prepared = await isolation.prepare(record);
 			record.isolation = prepared.report;
@@ -361,8 +431,10 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				cwd: prepared.cwd ?? plan.cwd,
 				resumeFile: spawnOptions.resumeFile ?? null,
 				onProgress: spawnOptions.onProgress,
+				savedAt: 0,
 			};
 			runs.set(record.id, internal);
+			save(internal);
 			options.emit("cadre:created", eventPayload(record));
 			if (closed) {
 				internal.stopRequested = true;
@@ -388,11 +460,11 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			}
 			return { run: record, done };
 		},
-		get: (id) => runs.get(id)?.record,
-		list: () => [...runs.values()].map((internal) => internal.record),
+		get: (id) => runs.get(id)?.record ?? earlier.get(id),
+		list: () => [...earlier.values(), ...[...runs.values()].map((internal) => internal.record)],
 		async stop(id) {
 			const internal = runs.get(id);
-			if (!internal) return undefined;
+			if (!internal) return earlier.get(id);
 			if (internal.finished) {
 				// Finishing (isolation wrap-up): not terminal yet, so the stop still wins.
 				if (internal.record.endedAt !== null) return internal.record;
@@ -409,6 +481,8 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		},
 		async steer(id, message) {
 			const internal = runs.get(id);
+			const loaded = earlier.get(id);
+			if (loaded) throw new Error(notHere(loaded));
 			if (!internal) throw new Error(`No sub-agent run with id ${id}. Use /subagents to list runs.`);
 			const run = internal.record;
 			if (internal.finished) throw new Error(`Run ${id} is already ${run.state}; steer only reaches queued or running runs (resume it instead).`);
@@ -419,6 +493,9 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		},
 		async wait(id, timeoutMs, signal) {
 			const internal = runs.get(id);
+			const loaded = earlier.get(id);
+			// A run another process still runs cannot be waited for here: its progress is what there is.
+			if (loaded) return loaded.endedAt !== null ? loaded : null;
 			if (!internal) throw new Error(`No sub-agent run with id ${id}.`);
 			if (internal.finished) return internal.record;
 			const waits: Promise<RunRecord | null>[] = [internal.done];

@@ -1,4 +1,5 @@
 /** A finished background run record for unit tests (every field set; override what a test needs). */
+import { currentOwner } from "../../src/runtime/owner.ts";
 import type { RunRecord } from "../../src/runtime/runs.ts";
 
 export function record(overrides: Partial<RunRecord> = {}): RunRecord {
@@ -41,6 +42,8 @@ export function record(overrides: Partial<RunRecord> = {}): RunRecord {
 		ignored: [{ key: "isolation", requested: "worktree", reason: "resume keeps the stored config" }],
 		diagnostics: [],
 		resumeOf: null,
+		parentSession: "parent-session-1",
+		owner: currentOwner(),
 		createdAt: 0,
 		startedAt: 0,
 		endedAt: 1000,
@@ -56,6 +59,7 @@ export function record(overrides: Partial<RunRecord> = {}): RunRecord {
 		limitReached: false,
 		fetched: false,
 		notified: false,
+		persistError: null,
 		...overrides,
 	};
 }

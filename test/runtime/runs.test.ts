@@ -3,8 +3,10 @@
  * session cannot pin down (a stop that arrives while a finished run's isolation is being wrapped up).
  */
 import { describe, expect, it } from "vitest";
-import type { ChildHandle } from "../../src/runtime/pi-sdk.ts";
-import { createRunRegistry, type LifecycleEvent, type SpawnPlan } from "../../src/runtime/runs.ts";
+import type { ChildEvent, ChildHandle } from "../../src/runtime/pi-sdk.ts";
+import { formatResult, runResult } from "../../src/runtime/result.ts";
+import { createRunRegistry, type LifecycleEvent, type RunRecord, type SpawnPlan } from "../../src/runtime/runs.ts";
+import { record as runRecord } from "./record.ts";
 
 function child(text: string): ChildHandle {
 	return {
@@ -33,6 +35,69 @@ function plan(handle: ChildHandle): SpawnPlan {
 		createChild: async () => handle,
 	};
 }
+
+/** A child that ends `turns` turns (one tool call each) as fast as it can, then answers. */
+function busyChild(turns: number): ChildHandle {
+	let listener: (event: ChildEvent) => void = () => {};
+	return {
+		...child("done"),
+		subscribe: (l) => ((listener = l), () => {}),
+		run: async () => {
+			for (let turn = 1; turn <= turns; turn++) {
+				listener({ type: "turn_start", turn });
+				listener({ type: "assistant", text: "", stopReason: "toolUse", errorMessage: null });
+				listener({ type: "turn_end", turn, toolCalls: 1 });
+			}
+		},
+	};
+}
+
+describe("run records", () => {
+	it("are saved at creation, at each state change and at the end, and on turn ends at most once per interval", async () => {
+		const saved: string[] = [];
+		const save = (run: RunRecord) => (saved.push(`${run.state}:${run.transcript ?? "-"}`), null);
+		const slow = createRunRegistry({ maxConcurrent: 1, emit: () => {}, save, parentSession: "s-1" });
+		const { run, done } = await slow.spawn(plan(busyChild(50)), { background: true });
+		expect((await done).turns).toBe(50);
+		expect(run.parentSession).toBe("s-1");
+		expect(saved).toEqual(["queued:-", "running:-", "running:/t/child.jsonl", "completed:/t/child.jsonl"]);
+		saved.length = 0;
+		const eager = createRunRegistry({ maxConcurrent: 1, emit: () => {}, save, progressSaveMs: 0 });
+		await (await eager.spawn(plan(busyChild(50)), { background: true })).done;
+		expect(saved).toHaveLength(4 + 50);
+	});
+
+	it("a record that cannot be saved does not stop the run; its result says it was not persisted", async () => {
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {}, save: () => "the run record could not be saved to /x: EACCES" });
+		const { done } = await registry.spawn(plan(child("the answer")), { background: true });
+		const run = await done;
+		expect(run.state).toBe("completed");
+		expect(run.text).toBe("the answer");
+		const result = runResult(run, 1000);
+		expect(result.persistError).toContain("EACCES");
+		expect(formatResult(result)).toContain("Not persisted: the run record could not be saved to /x: EACCES; after this session this run cannot be listed or resumed.");
+		const throwing = createRunRegistry({ maxConcurrent: 1, emit: () => {}, save: () => { throw new Error("boom"); } });
+		expect((await (await throwing.spawn(plan(child("x")), { background: true })).done).persistError).toContain("boom");
+	});
+
+	it("earlier processes' runs are listed first, fetched as they are, never steered or stopped here", async () => {
+		const finished = runRecord({ id: "explore-old001", createdAt: 1 });
+		const elsewhere = runRecord({ id: "explore-away01", state: "running", endedAt: null, activity: "running in another pi process (pid 42)", createdAt: 2 });
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {}, earlier: [finished, elsewhere] });
+		const { run, done } = await registry.spawn(plan(child("new")), { background: true });
+		await done;
+		expect(registry.list().map((r) => r.id)).toEqual(["explore-old001", "explore-away01", run.id]);
+		expect(registry.get("explore-old001")).toBe(finished);
+		expect(await registry.wait("explore-old001", null)).toBe(finished);
+		expect(await registry.wait("explore-away01", null)).toBeNull();
+		expect(await registry.stop("explore-away01")).toBe(elsewhere);
+		expect(elsewhere.state).toBe("running");
+		await expect(registry.steer("explore-old001", "hi")).rejects.toThrow(/already completed; steer only reaches queued or running runs/);
+		await expect(registry.steer("explore-away01", "hi")).rejects.toThrow(/running in another pi process \(pid 42\); it can be steered or stopped only there/);
+		await registry.stopAll();
+		expect(elsewhere.state).toBe("running");
+	});
+});
 
 describe("run registry", () => {
 	it("a stop that arrives while a finished run's isolation is wrapping up wins: the run is recorded stopped", async () => {

@@ -1,0 +1,326 @@
+/**
+ * Run records on disk (spec 04 "Runs", ADR 0068): one JSON file per run next to its transcript,
+ * `<transcript dir>/<run id>.run.json`, so a resumed or restarted parent session lists its earlier
+ * runs and can resume them from their stored config. Written atomically (temp file + rename) by
+ * the run registry at creation, state changes, rarely on progress and at the end. Read back as
+ * untrusted-ish input: a regular file, bounded in size, its shape validated — a record that is not
+ * is skipped with a `run-record-invalid` diagnostic. A record left queued or running by a process
+ * that is gone loads as `interrupted`.
+ */
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { type Static, Type } from "typebox";
+import { Value } from "typebox/value";
+import type { Diagnostic } from "../core/diagnostics.ts";
+import { CAPABILITY_MODES, ISOLATION_MODES, THINKING_LEVELS } from "../core/values.ts";
+import { formatOwner, ownerState, parseOwner } from "./owner.ts";
+import { isResolutionDiagnostic } from "./result.ts";
+import type { RunRecord } from "./runs.ts";
+
+/** The format of a record file; another version is skipped (written by another cadre). */
+export const RECORD_VERSION = 1;
+/** A record's file name is `<run id>` plus this. */
+export const RECORD_SUFFIX = ".run.json";
+/** The largest record file read (and written): 4 MiB. */
+export const MAX_RECORD_BYTES = 4 * 1024 * 1024;
+/** The final text and the prompt are stored up to this many characters, then point to the transcript. */
+export const MAX_STORED_TEXT = 256 * 1024;
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const Count = Type.Integer({ minimum: 0 });
+const Time = Type.Number({ minimum: 0 });
+const Text = Nullable(Type.String());
+
+const ConfigSchema = Type.Object({
+	model: Text,
+	reasoningEffort: Nullable(Type.Enum([...THINKING_LEVELS])),
+	capabilityMode: Nullable(Type.Enum([...CAPABILITY_MODES])),
+	persona: Text,
+	personaInstructions: Text,
+	rolePrompt: Text,
+	rolePromptWarning: Text,
+	roleName: Text,
+	personaError: Text,
+	isolation: Type.Enum([...ISOLATION_MODES]),
+	tools: Type.Array(Type.String()),
+	maxTurns: Nullable(Type.Integer({ minimum: 1 })),
+	runInBackground: Type.Boolean(),
+	inheritContext: Type.Boolean(),
+	cwd: Type.String(),
+	standingInstructions: Text,
+	definition: Type.Object({ name: Type.String(), source: Type.String() }),
+});
+
+const TraceEntrySchema = Type.Object({
+	value: Type.Unknown(),
+	layer: Type.String(),
+	source: Type.String(),
+	candidates: Type.Array(Type.Object({ layer: Type.String(), value: Type.Unknown(), source: Text, outcome: Type.String() })),
+	applied: Type.Optional(Text),
+});
+
+const DiagnosticSchema = Type.Object({
+	severity: Type.Enum(["error", "warning"]),
+	file: Text,
+	line: Nullable(Type.Integer()),
+	column: Nullable(Type.Integer()),
+	code: Type.String(),
+	message: Type.String(),
+	hint: Type.Optional(Type.String()),
+});
+
+/** What a record file holds (version 1). */
+const RecordSchema = Type.Object({
+	version: Type.Literal(RECORD_VERSION),
+	/** A run id: a valid git ref component (it names worktree branches). */
+	id: Type.String({ pattern: "^[a-z0-9][a-z0-9-]*$", maxLength: 64 }),
+	type: Type.String(),
+	description: Type.String(),
+	prompt: Type.String(),
+	plannedCwd: Type.String(),
+	background: Type.Boolean(),
+	/** cadre writes `interrupted` never itself: it is derived when a queued or running record is read. */
+	state: Type.Enum(["queued", "running", "completed", "failed", "aborted", "stopped", "interrupted"]),
+	parentSession: Text,
+	/** `formatOwner` of the process that ran it. */
+	owner: Type.String(),
+	createdAt: Time,
+	startedAt: Nullable(Time),
+	endedAt: Nullable(Time),
+	savedAt: Time,
+	turns: Count,
+	toolUses: Count,
+	usage: Type.Object({ input: Type.Number(), output: Type.Number(), cacheRead: Type.Number(), cacheWrite: Type.Number(), cost: Type.Number() }),
+	text: Text,
+	error: Text,
+	transcript: Text,
+	isolation: Nullable(Type.Record(Type.String(), Type.Unknown())),
+	limitReached: Type.Boolean(),
+	resumeOf: Text,
+	config: ConfigSchema,
+	trace: Type.Record(Type.String(), TraceEntrySchema),
+	ignored: Type.Array(Type.Object({ key: Type.String(), requested: Type.Unknown(), reason: Type.String() })),
+	diagnostics: Type.Array(DiagnosticSchema),
+});
+
+type StoredRecord = Static<typeof RecordSchema>;
+
+/** The record file of run `id` in `dir`. */
+export function recordPath(dir: string, id: string): string {
+	return join(dir, `${id}${RECORD_SUFFIX}`);
+}
+
+function capped(text: string, transcript: string | null): string {
+	if (text.length <= MAX_STORED_TEXT) return text;
+	return `${text.slice(0, MAX_STORED_TEXT)}\n[… ${text.length - MAX_STORED_TEXT} more characters; the full text is in the transcript ${transcript ?? "(not persisted)"}]`;
+}
+
+/** The record of a run as written to disk (plain data; long texts capped). */
+export function storedRecord(run: RunRecord, savedAt: number = Date.now()): StoredRecord {
+	return {
+		version: RECORD_VERSION,
+		id: run.id,
+		type: run.type,
+		description: run.description,
+		prompt: capped(run.prompt, run.transcript),
+		plannedCwd: run.plannedCwd,
+		background: run.background,
+		state: run.state,
+		parentSession: run.parentSession,
+		owner: formatOwner(run.owner),
+		createdAt: run.createdAt,
+		startedAt: run.startedAt,
+		endedAt: run.endedAt,
+		savedAt,
+		turns: run.turns,
+		toolUses: run.toolUses,
+		usage: { ...run.usage },
+		text: run.text === null ? null : capped(run.text, run.transcript),
+		error: run.error,
+		transcript: run.transcript,
+		isolation: run.isolation,
+		limitReached: run.limitReached,
+		resumeOf: run.resumeOf,
+		config: run.config as StoredRecord["config"],
+		trace: run.trace as StoredRecord["trace"],
+		ignored: run.ignored,
+		diagnostics: run.diagnostics.filter(isResolutionDiagnostic),
+	};
+}
+
+/**
+ * Write the run's record into `dir` atomically (a temp file renamed over the record, so a reader
+ * never sees half a record). Returns null, or why it could not be written — never throws: a
+ * record that cannot be written must not end the run.
+ */
+export function saveRun(dir: string, run: RunRecord): string | null {
+	const file = recordPath(dir, run.id);
+	const temp = join(dir, `.${run.id}${RECORD_SUFFIX}.${process.pid}.tmp`);
+	let text: string;
+	try {
+		text = JSON.stringify(storedRecord(run));
+	} catch (error) {
+		return `the run record could not be saved to ${file}: ${(error as Error).message}`;
+	}
+	const bytes = Buffer.byteLength(text);
+	if (bytes > MAX_RECORD_BYTES) {
+		return `the run record could not be saved to ${file}: it is ${bytes} bytes, over the ${MAX_RECORD_BYTES} a record may have`;
+	}
+	try {
+		mkdirSync(dir, { recursive: true });
+		writeFileSync(temp, text, { mode: 0o600 });
+		renameSync(temp, file);
+		return null;
+	} catch (error) {
+		try {
+			rmSync(temp, { force: true });
+		} catch {
+			// the temp file was never made
+		}
+		return `the run record could not be saved to ${dir}: ${(error as Error).message}`;
+	}
+}
+
+/**
+ * The text of a regular file of at most `maxBytes` (or, with `head`, its first `maxBytes`), never
+ * blocking on a FIFO or device, never following a symbolic link.
+ */
+export function readRegularFile(file: string, maxBytes: number, options: { head?: boolean } = {}): { ok: true; text: string } | { ok: false; reason: string } {
+	let fd: number;
+	try {
+		fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		return { ok: false, reason: code === "ELOOP" ? "it is a symbolic link, not a regular file" : `it cannot be read: ${(error as Error).message}` };
+	}
+	try {
+		const stat = fstatSync(fd);
+		if (!stat.isFile()) return { ok: false, reason: "it is not a regular file" };
+		if (stat.size > maxBytes && !options.head) return { ok: false, reason: `it is ${stat.size} bytes, over the ${maxBytes} allowed` };
+		// Read at most one byte past the limit: a file that grows while read is still bounded.
+		const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
+		let length = 0;
+		for (;;) {
+			const read = readSync(fd, buffer, length, buffer.length - length, null);
+			if (read === 0) break;
+			length += read;
+			if (length === buffer.length) break;
+		}
+		if (length > maxBytes && !options.head) return { ok: false, reason: `it is over the ${maxBytes} bytes allowed` };
+		return { ok: true, text: buffer.subarray(0, Math.min(length, maxBytes)).toString("utf8") };
+	} catch (error) {
+		return { ok: false, reason: `it cannot be read: ${(error as Error).message}` };
+	} finally {
+		closeSync(fd);
+	}
+}
+
+function invalid(file: string, reason: string): Diagnostic {
+	return {
+		severity: "warning",
+		file,
+		line: 1,
+		column: 1,
+		code: "run-record-invalid",
+		message: `this run record was skipped: ${reason}`,
+		hint: "the run is not listed and cannot be resumed; remove the file, or restore it from a backup",
+	};
+}
+
+/** A stored record's shape problem, e.g. `/state must be …`. */
+function shapeProblem(value: unknown): string {
+	const [first] = Value.Errors(RecordSchema, value);
+	if (!first) return "its shape is not a run record";
+	return `${first.instancePath || "/"} ${first.message}`;
+}
+
+/** The run a stored record describes; a queued or running one whose owner is gone is `interrupted`. */
+function runFrom(stored: StoredRecord, owner: NonNullable<ReturnType<typeof parseOwner>>): RunRecord {
+	const run: RunRecord = {
+		...stored,
+		config: stored.config as RunRecord["config"],
+		trace: stored.trace as RunRecord["trace"],
+		diagnostics: stored.diagnostics as Diagnostic[],
+		owner,
+		activity: stored.state,
+		lastEventAt: stored.savedAt,
+		// An earlier process's notifications are not sent again.
+		fetched: true,
+		notified: true,
+		persistError: null,
+	};
+	if (stored.state !== "queued" && stored.state !== "running") return run;
+	const where = owner.host === hostname() ? `pid ${owner.pid}` : `pid ${owner.pid} on host ${owner.host}`;
+	const state = ownerState(owner);
+	if (state === "gone") {
+		run.state = "interrupted";
+		run.activity = "interrupted";
+		run.endedAt = stored.savedAt;
+		run.error = `interrupted: its parent pi process (${where}) ended while the run was ${stored.state}; its record was last saved at ${new Date(stored.savedAt).toISOString()}. Resume it to continue from its transcript.`;
+		return run;
+	}
+	run.activity = `${stored.state} in another pi process (${where})`;
+	return run;
+}
+
+/** Read one record file: the run, or why it was skipped. */
+export function loadRun(file: string, shownAs: string = file): { ok: true; run: RunRecord } | { ok: false; diagnostic: Diagnostic } {
+	const read = readRegularFile(file, MAX_RECORD_BYTES);
+	if (!read.ok) return { ok: false, diagnostic: invalid(shownAs, read.reason) };
+	let value: unknown;
+	try {
+		value = JSON.parse(read.text);
+	} catch (error) {
+		return { ok: false, diagnostic: invalid(shownAs, `it is not JSON (${(error as Error).message})`) };
+	}
+	const version = (value as { version?: unknown } | null)?.version;
+	if (typeof value === "object" && value !== null && !Array.isArray(value) && version !== RECORD_VERSION) {
+		return { ok: false, diagnostic: invalid(shownAs, `it has format version ${JSON.stringify(version)}; this cadre reads version ${RECORD_VERSION}`) };
+	}
+	if (!Value.Check(RecordSchema, value)) return { ok: false, diagnostic: invalid(shownAs, shapeProblem(value)) };
+	const stored = value as StoredRecord;
+	if (!file.endsWith(`/${stored.id}${RECORD_SUFFIX}`)) {
+		return { ok: false, diagnostic: invalid(shownAs, `its id "${stored.id}" does not match its file name`) };
+	}
+	const owner = parseOwner(stored.owner);
+	if (!owner) return { ok: false, diagnostic: invalid(shownAs, `/owner is not an owner line ("cadre-owner pid=… start=… host=…")`) };
+	return { ok: true, run: runFrom(stored, owner) };
+}
+
+/** Which records of a directory a session sees. */
+export interface ListRunsOptions {
+	/** Only runs of this parent session id (a directory may hold several sessions' records). */
+	parentSession?: string | null;
+	/** Only runs created before this time (epoch ms). */
+	createdBefore?: number;
+}
+
+/**
+ * The runs recorded in `dir`, oldest first, and a diagnostic per record file that was skipped.
+ * A directory that does not exist holds no runs.
+ */
+export function listRuns(dir: string, options: ListRunsOptions = {}): { runs: RunRecord[]; diagnostics: Diagnostic[] } {
+	let names: string[];
+	try {
+		names = readdirSync(dir);
+	} catch {
+		return { runs: [], diagnostics: [] };
+	}
+	const runs: RunRecord[] = [];
+	const diagnostics: Diagnostic[] = [];
+	for (const name of names.sort()) {
+		if (!name.endsWith(RECORD_SUFFIX) || name.startsWith(".")) continue;
+		const loaded = loadRun(join(dir, name));
+		if (!loaded.ok) {
+			diagnostics.push(loaded.diagnostic);
+			continue;
+		}
+		const run = loaded.run;
+		if (options.parentSession !== undefined && run.parentSession !== options.parentSession) continue;
+		if (options.createdBefore !== undefined && run.createdAt >= options.createdBefore) continue;
+		runs.push(run);
+	}
+	runs.sort((a, b) => a.createdAt - b.createdAt);
+	return { runs, diagnostics };
+}
