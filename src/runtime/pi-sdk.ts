@@ -514,6 +514,11 @@ export interface ChildSessionOptions {
 	sessionDir: string;
 	/** A transcript to continue instead of starting a new one (resume). */
 	resumeFile?: string;
+	/**
+	 * A transcript to copy into a new one in `sessionDir` and continue there (the resume of a run
+	 * of the session this one was forked from: the original transcript stays as it was).
+	 */
+	forkFile?: string;
 }
 
 /** Usage totals of a child session. */
@@ -624,9 +629,11 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		await loader.reload();
 		extensions = loader.getExtensions();
 	}
-	const sessionManager = options.resumeFile
-		? SessionManager.open(options.resumeFile, options.sessionDir, options.cwd)
-		: SessionManager.create(options.cwd, options.sessionDir);
+	const sessionManager = options.forkFile
+		? SessionManager.forkFrom(options.forkFile, options.cwd, options.sessionDir)
+		: options.resumeFile
+			? SessionManager.open(options.resumeFile, options.sessionDir, options.cwd)
+			: SessionManager.create(options.cwd, options.sessionDir);
 	const { session } = await createAgentSession({
 		cwd: options.cwd,
 		agentDir: options.agentDir,
@@ -675,8 +682,13 @@ function sessionHandle(session: AgentSession): ChildHandle {
 /** Where a parent's children keep their transcripts (spec 04 "Transcripts"). */
 export function transcriptDir(ctx: ExtensionContext, agentDir: string): string {
 	const file = ctx.sessionManager.getSessionFile();
-	if (file) return join(ctx.sessionManager.getSessionDir(), "cadre", ctx.sessionManager.getSessionId());
+	if (file) return childrenDir(ctx.sessionManager.getSessionDir(), ctx.sessionManager.getSessionId());
 	return join(agentDir, "cadre", "transcripts");
+}
+
+/** The transcripts and run records of persisted parent session `sessionId` in pi's `sessionDir` (ADR 0045). */
+export function childrenDir(sessionDir: string, sessionId: string): string {
+	return join(sessionDir, "cadre", sessionId);
 }
 
 /** Where pi's documentation lives (the `<docs>` section of pi's default prompt). */

@@ -38,6 +38,8 @@ export interface WorktreeIsolationOptions {
 	childCwd(run: RunRecord): string;
 	/** Paths the parent's own tool calls touched since `since` (epoch ms): edit/write paths, bash cwds. */
 	touchedByParent(since: number): Set<string>;
+	/** The first run of the resume chain of run `id`, for runs this session did not prepare (earlier processes', ADR 0068). */
+	chainRoot?(id: string): string;
 }
 
 /** Builds the isolation hooks for one parent session. */
@@ -50,7 +52,7 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 	return {
 		async prepare(run: RunRecord) {
 			if (run.config.isolation !== "worktree") return { cwd: null, report: null };
-			const worktreeId = run.resumeOf ? (lineage.get(run.resumeOf) ?? run.resumeOf) : run.id;
+			const worktreeId = run.resumeOf ? (lineage.get(run.resumeOf) ?? options.chainRoot?.(run.resumeOf) ?? run.resumeOf) : run.id;
 			const previous = run.resumeOf ? handles.get(run.resumeOf) : undefined;
 			const create = {
 				runId: worktreeId,

@@ -46,6 +46,18 @@ describe("pi -e . -p", () => {
 		expect(ends[0].status).toBe("stopped");
 		expect(ends[0].description).toBe("sleeper");
 	});
+
+	it("pi -c: a restarted parent lists the earlier process's run and resumes it from its transcript", () => {
+		const world = piWorld("cli-c-");
+		const spawned = runPi(world, { fixture: "remembering-model.ts", prompt: "spawn" });
+		expect(spawned.stdout).toContain("spawned");
+		const listed = runPi(world, { fixture: "remembering-model.ts", prompt: "/subagents", flags: ["-c"] });
+		// pi -p keeps stdout for the answer: what a command prints goes to stderr.
+		expect(`${listed.stdout}${listed.stderr}`).toMatch(/^explore-\S+ +completed +explore +"remember a word"/m);
+		const resumed = runPi(world, { fixture: "remembering-model.ts", prompt: "resume", flags: ["-c"] });
+		expect(resumed.stdout).toContain("RESUMED: The word was kiwi");
+		expect(resumed.status).toBe(0);
+	});
 });
 
 /** A `pi -p` / `--mode json` run of the print-notify fixture: its output, parent requests and records. */

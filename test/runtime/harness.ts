@@ -88,6 +88,13 @@ export interface ParentOptions {
 	subagentSettings?: Record<string, unknown>;
 	/** Persist the parent session (default: in memory). */
 	persisted?: boolean;
+	/**
+	 * Continue this persisted session file (what `/resume` and `pi -c` do): a new parent session,
+	 * with a new extension instance, over an earlier session's file. Implies `persisted`.
+	 */
+	sessionFile?: string;
+	/** Reuse this agent dir (a restart of the same user's pi) instead of a fresh one. */
+	agentDir?: string;
 	/** Whether the parent's session trusts the project (default: false). */
 	projectTrusted?: boolean;
 	/**
@@ -153,17 +160,22 @@ export interface Parent {
 	dispose(): void;
 }
 
-/** A fresh agent dir under the test's PI_CODING_AGENT_DIR, set for this parent. */
-function freshAgentDir(): string {
+/** A fresh agent dir under the test's PI_CODING_AGENT_DIR (or `reuse`), set for this parent. */
+function freshAgentDir(reuse?: string): string {
 	const base = process.env.PI_CODING_AGENT_DIR ?? mkdtempSync("/tmp/cadre-agent-");
-	const dir = mkdtempSync(join(base, "a-"));
+	const dir = reuse ?? mkdtempSync(join(base, "a-"));
 	process.env.PI_CODING_AGENT_DIR = dir;
 	return dir;
 }
 
+function sessionManagerFor(options: ParentOptions, cwd: string, agentDir: string): SessionManager {
+	if (options.sessionFile) return SessionManager.open(options.sessionFile, join(agentDir, "sessions"));
+	return options.persisted ? SessionManager.create(cwd, join(agentDir, "sessions")) : SessionManager.inMemory(cwd);
+}
+
 /** Create a parent pi session with cadre loaded and the faux model. */
 export async function createParent(options: ParentOptions): Promise<Parent> {
-	const agentDir = freshAgentDir();
+	const agentDir = freshAgentDir(options.agentDir);
 	const cwd = options.cwd ?? mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "proj-"));
 	if (options.agentExtensions) {
 		mkdirSync(join(agentDir, "extensions"), { recursive: true });
@@ -220,7 +232,7 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 		thinkingLevel: "off",
 		resourceLoader: loader,
 		settingsManager,
-		sessionManager: options.persisted ? SessionManager.create(cwd, join(agentDir, "sessions")) : SessionManager.inMemory(cwd),
+		sessionManager: sessionManagerFor(options, cwd, agentDir),
 	});
 	await session.bindExtensions({ mode: options.mode ?? "rpc" });
 	return {

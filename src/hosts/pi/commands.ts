@@ -27,6 +27,8 @@ export interface SubagentsCommandContext {
 	explain(type: string): ExplainInputs;
 	/** The parent's working directory: the repository `worktrees` acts on. */
 	cwd: string;
+	/** Run records of earlier processes that could not be loaded, as diagnostic lines. */
+	skippedRecords?: readonly string[];
 }
 
 const USAGE = "Usage: /subagents [list] | stop <id> | explain <type> | transcript <id> | worktrees [list] | worktrees apply <id> | worktrees clean";
@@ -78,18 +80,20 @@ async function commandText(args: string, context: SubagentsCommandContext): Prom
 	switch (verb) {
 		case "list": {
 			const runs = context.registry.list();
-			if (runs.length === 0) return "No sub-agent runs in this session.";
+			const skipped = context.skippedRecords?.length ? [`Skipped run records:`, ...context.skippedRecords] : [];
+			if (runs.length === 0) return ["No sub-agent runs in this session.", ...skipped].join("\n");
 			const idWidth = Math.max(...runs.map((run) => run.id.length));
-			return runs
-				.map((run) => {
-					const time = elapsed((run.endedAt ?? now) - (run.startedAt ?? run.createdAt));
-					return `${run.id.padEnd(idWidth)}  ${run.state.padEnd(9)} ${run.type}  "${run.description}"  ${time}  ${formatUsage(run.usage)}`;
-				})
-				.join("\n");
+			const stateWidth = Math.max(9, ...runs.map((run) => run.state.length));
+			const lines = runs.map((run) => {
+				const time = elapsed((run.endedAt ?? now) - (run.startedAt ?? run.createdAt));
+				return `${run.id.padEnd(idWidth)}  ${run.state.padEnd(stateWidth)} ${run.type}  "${run.description}"  ${time}  ${formatUsage(run.usage)}`;
+			});
+			return [...lines, ...skipped].join("\n");
 		}
 		case "stop": {
 			const run = await context.registry.stop(id);
-			return run ? `${run.id} is ${run.state}.` : `No sub-agent run with id ${id}.`;
+			if (!run) return `No sub-agent run with id ${id}.`;
+			return run.endedAt === null && run.activity !== run.state ? `${run.id} is ${run.activity}; stop it there.` : `${run.id} is ${run.state}.`;
 		}
 		case "explain":
 			return id ? explainType(context.explain(id)) : "Usage: /subagents explain <type>";

@@ -3,6 +3,7 @@
  * `/subagents` command, completion notifications, lifecycle events on `pi.events` and the service
  * other extensions reach through it (spec 04). Children run in-process through the SDK adapter.
  */
+import { existsSync } from "node:fs";
 import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext, Skill } from "@earendil-works/pi-coding-agent";
 import { normalizeThinking } from "../../core/values.ts";
 import { findGitRoot } from "../../files/discovery.ts";
@@ -23,10 +24,12 @@ import {
 	withAvailableModels,
 } from "../../runtime/pi-sdk.ts";
 import { counted, formatResult, progressText, type RunResult, runResult } from "../../runtime/result.ts";
-import { createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
+import { saveRun } from "../../runtime/run-store.ts";
+import { chainRoot, createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../runtime/worktree-hooks.ts";
 import { recoverInBackground } from "../../runtime/worktree-recovery.ts";
 import { subagentsCommand } from "./commands.ts";
+import { earlierRuns } from "./earlier-runs.ts";
 import { createNotifier, singleShot, stoppedAtExit } from "./notifications.ts";
 import { touchedPath } from "./parent-writes.ts";
 import { agentPaths, loadFor, type ParentSnapshot, planSpawn } from "./spawn.ts";
@@ -70,6 +73,8 @@ interface SessionState {
 	touched: { path: string; at: number }[];
 	/** Runs being resumed right now: a second resume would append to the same transcript. */
 	resuming: Set<string>;
+	/** Run records of earlier processes that were skipped, as diagnostic lines (ADR 0068). */
+	skippedRecords: string[];
 }
 
 /** A run's usage in pi's `Usage` shape (the foreground tool result reports it to pi). */
@@ -140,15 +145,22 @@ export default function cadre(pi: ExtensionAPI): void {
 		const loaded = safeLoad(ctx);
 		let worktreeSettings = loaded?.settings.worktree ?? { baseDir: null, allowSharedFallback: false };
 		const touched: SessionState["touched"] = [];
+		// Records go next to the transcripts; earlier processes' runs of this session come back (ADR 0068, 0069).
+		const recordDir = transcriptDir(ctx, agentDir);
+		const earlier = earlierRuns(ctx.sessionManager);
 		const created: SessionState = {
 			ctx,
 			promptOptions: null,
 			childExtensions: null,
 			touched,
 			resuming: new Set(),
+			skippedRecords: earlier.skipped,
 			maxResultChars: loaded?.settings.maxResultChars ?? 20000,
 			registry: createRunRegistry({
 				maxConcurrent: loaded?.settings.maxConcurrent.value ?? 4,
+				parentSession: ctx.sessionManager.getSessionId(),
+				save: (run) => saveRun(recordDir, run),
+				earlier: earlier.runs,
 				isolation: createWorktreeIsolation({
 					agentDir,
 					parentCwd: ctx.cwd,
@@ -158,6 +170,7 @@ export default function cadre(pi: ExtensionAPI): void {
 					},
 					childCwd: (run) => run.plannedCwd,
 					touchedByParent: (since) => new Set(touched.filter((entry) => entry.at >= since).map((entry) => entry.path)),
+					chainRoot: (id) => chainRoot(id, (run) => created.registry.get(run)),
 				}),
 				emit: (event, payload) => pi.events.emit(event, structuredClone(payload)),
 				onTerminal: (run) => {
@@ -276,12 +289,17 @@ export default function cadre(pi: ExtensionAPI): void {
 		const source = resumeId ? s.registry.get(resumeId) : undefined;
 		const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
 		if (resumeId && source && !source.transcript) throw new Error(`Spawn refused (resume-refused): run ${resumeId} has no transcript to continue.`);
+		if (resumeId && source?.transcript && !existsSync(source.transcript)) {
+			throw new Error(`Spawn refused (resume-refused): the transcript of run ${resumeId} (${source.transcript}) is gone; it cannot be continued.`);
+		}
 		const skills = (s.promptOptions?.skills ?? []) as Skill[];
 		const loaded = loadFor({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: ctx.isProjectTrusted() });
 		// Definitions are re-read at every spawn; the description follows them at once.
 		refreshDescription(ctx, loaded);
 		const runtime = parentModelRuntime(ctx);
 		const sessionDir = transcriptDir(ctx, agentDir);
+		// A run of the session this one was forked from continues in a copy of its transcript (ADR 0069).
+		const forkFile = source?.transcript && source.parentSession !== ctx.sessionManager.getSessionId() ? source.transcript : undefined;
 		const projectTrusted = ctx.isProjectTrusted();
 		// pi's availability check may not have landed yet: a provider it does not list is checked first.
 		const plan = await withAvailableModels(runtime, parent.facts.model, (models) => planSpawn({
@@ -310,6 +328,7 @@ export default function cadre(pi: ExtensionAPI): void {
 							: `cadre: "${name}" is outside this sub-agent's tools (${[...allowed].join(", ") || "none"}); the call was refused.`,
 					sessionDir,
 					resumeFile: child.resumeFile ?? undefined,
+					forkFile,
 					turnLimit: child.maxTurns,
 				});
 			},
@@ -321,7 +340,7 @@ export default function cadre(pi: ExtensionAPI): void {
 			background,
 			signal: background ? undefined : options.signal,
 			onProgress: options.onProgress ? (run) => options.onProgress?.(run) : undefined,
-			resumeFile: source?.transcript ?? null,
+			resumeFile: forkFile ? null : (source?.transcript ?? null),
 		});
 	};
 
@@ -412,6 +431,7 @@ export default function cadre(pi: ExtensionAPI): void {
 			const s = ensure(ctx);
 			const text = subagentsCommand(args, {
 				registry: s.registry,
+				skippedRecords: s.skippedRecords,
 				cwd: ctx.cwd,
 				explain: (type) => {
 					const parent = snapshot(s, { paths: [], excluded: [] });
@@ -450,7 +470,12 @@ export default function cadre(pi: ExtensionAPI): void {
 	});
 
 	pi.on("session_start", (_event, ctx) => {
-		ensure(ctx);
+		const s = ensure(ctx);
+		if (s.skippedRecords.length > 0) {
+			const text = `cadre: skipped ${counted(s.skippedRecords.length, "run record")} of this session:\n${s.skippedRecords.join("\n")}`;
+			if (ctx.hasUI) ctx.ui.notify(text, "warning");
+			else process.stderr.write(`${text}\n`);
+		}
 		refreshDescription(ctx);
 		pi.events.emit(SERVICE_READY, service);
 		void recoverInBackground(ctx.cwd, ctx.hasUI ? ctx.ui : null);
