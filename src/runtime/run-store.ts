@@ -8,15 +8,16 @@
  * that is gone loads as `interrupted`.
  */
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { type Static, Type } from "typebox";
-import { Value } from "typebox/value";
+import { Compile } from "typebox/compile";
 import type { Diagnostic } from "../core/diagnostics.ts";
 import { CAPABILITY_MODES, ISOLATION_MODES, THINKING_LEVELS } from "../core/values.ts";
 import { formatOwner, ownerState, parseOwner } from "./owner.ts";
 import { isResolutionDiagnostic } from "./result.ts";
-import type { RunRecord } from "./runs.ts";
+import type { RecordWriter, RunRecord } from "./runs.ts";
 
 /** The format of a record file; another version is skipped (written by another cadre). */
 export const RECORD_VERSION = 1;
@@ -106,6 +107,10 @@ const RecordSchema = Type.Object({
 
 type StoredRecord = Static<typeof RecordSchema>;
 
+let validator: ReturnType<typeof Compile<typeof RecordSchema>> | null = null;
+/** The record validator, compiled once (an interpreted check costs ~10× more per record). */
+const recordValidator = () => (validator ??= Compile(RecordSchema));
+
 /** The record file of run `id` in `dir`. */
 export function recordPath(dir: string, id: string): string {
 	return join(dir, `${id}${RECORD_SUFFIX}`);
@@ -149,14 +154,9 @@ export function storedRecord(run: RunRecord, savedAt: number = Date.now()): Stor
 	};
 }
 
-/**
- * Write the run's record into `dir` atomically (a temp file renamed over the record, so a reader
- * never sees half a record). Returns null, or why it could not be written — never throws: a
- * record that cannot be written must not end the run.
- */
-export function saveRun(dir: string, run: RunRecord): string | null {
+/** The record file, its temp file and text for a write of `run` into `dir`, or why there is none. */
+function prepareWrite(dir: string, run: RunRecord): { file: string; temp: string; text: string } | string {
 	const file = recordPath(dir, run.id);
-	const temp = join(dir, `.${run.id}${RECORD_SUFFIX}.${process.pid}.tmp`);
 	let text: string;
 	try {
 		text = JSON.stringify(storedRecord(run));
@@ -164,22 +164,53 @@ export function saveRun(dir: string, run: RunRecord): string | null {
 		return `the run record could not be saved to ${file}: ${(error as Error).message}`;
 	}
 	const bytes = Buffer.byteLength(text);
-	if (bytes > MAX_RECORD_BYTES) {
-		return `the run record could not be saved to ${file}: it is ${bytes} bytes, over the ${MAX_RECORD_BYTES} a record may have`;
+	if (bytes > MAX_RECORD_BYTES) return `the run record could not be saved to ${file}: it is ${bytes} bytes, over the ${MAX_RECORD_BYTES} a record may have`;
+	return { file, temp: join(dir, `.${run.id}${RECORD_SUFFIX}.${process.pid}.tmp`), text };
+}
+
+const unsaved = (dir: string, error: unknown) => `the run record could not be saved to ${dir}: ${(error as Error).message}`;
+
+/**
+ * Write the run's record into `dir` atomically (a temp file renamed over the record, so a reader
+ * never sees half a record). Resolves null, or why it could not be written — never rejects: a
+ * record that cannot be written must not end the run. The record is taken when called.
+ */
+export async function saveRun(dir: string, run: RunRecord): Promise<string | null> {
+	const write = prepareWrite(dir, run);
+	if (typeof write === "string") return write;
+	try {
+		await mkdir(dir, { recursive: true });
+		await writeFile(write.temp, write.text, { mode: 0o600 });
+		await rename(write.temp, write.file);
+		return null;
+	} catch (error) {
+		await rm(write.temp, { force: true }).catch(() => undefined);
+		return unsaved(dir, error);
 	}
+}
+
+/** {@link saveRun}, done before it returns (the end of a run: written before its terminal event). */
+export function saveRunNow(dir: string, run: RunRecord): string | null {
+	const write = prepareWrite(dir, run);
+	if (typeof write === "string") return write;
 	try {
 		mkdirSync(dir, { recursive: true });
-		writeFileSync(temp, text, { mode: 0o600 });
-		renameSync(temp, file);
+		writeFileSync(write.temp, write.text, { mode: 0o600 });
+		renameSync(write.temp, write.file);
 		return null;
 	} catch (error) {
 		try {
-			rmSync(temp, { force: true });
+			rmSync(write.temp, { force: true });
 		} catch {
-			// the temp file was never made
+			// no temp file was made
 		}
-		return `the run record could not be saved to ${dir}: ${(error as Error).message}`;
+		return unsaved(dir, error);
 	}
+}
+
+/** The registry's record writer for records in `dir`. */
+export function recordWriter(dir: string): RecordWriter {
+	return { save: (run) => saveRun(dir, run), saveNow: (run) => saveRunNow(dir, run) };
 }
 
 /**
@@ -230,7 +261,7 @@ function invalid(file: string, reason: string): Diagnostic {
 
 /** A stored record's shape problem, e.g. `/state must be …`. */
 function shapeProblem(value: unknown): string {
-	const [first] = Value.Errors(RecordSchema, value);
+	const [first] = recordValidator().Errors(value);
 	if (!first) return "its shape is not a run record";
 	return `${first.instancePath || "/"} ${first.message}`;
 }
@@ -278,7 +309,7 @@ export function loadRun(file: string, shownAs: string = file): { ok: true; run: 
 	if (typeof value === "object" && value !== null && !Array.isArray(value) && version !== RECORD_VERSION) {
 		return { ok: false, diagnostic: invalid(shownAs, `it has format version ${JSON.stringify(version)}; this cadre reads version ${RECORD_VERSION}`) };
 	}
-	if (!Value.Check(RecordSchema, value)) return { ok: false, diagnostic: invalid(shownAs, shapeProblem(value)) };
+	if (!recordValidator().Check(value)) return { ok: false, diagnostic: invalid(shownAs, shapeProblem(value)) };
 	const stored = value as StoredRecord;
 	if (!file.endsWith(`/${stored.id}${RECORD_SUFFIX}`)) {
 		return { ok: false, diagnostic: invalid(shownAs, `its id "${stored.id}" does not match its file name`) };

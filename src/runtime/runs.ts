@@ -120,19 +120,32 @@ export interface RunRegistryOptions {
 	turnWarning?(remaining: number): string;
 	/** The parent session id recorded in every run (default null). */
 	parentSession?: string | null;
-	/**
-	 * Writes a run's record (ADR 0068); returns null or why it failed, which goes into the run's
-	 * `persistError`. Called at creation, at every state change, at the end, and on turn ends at
-	 * most once per `progressSaveMs` — never per token.
-	 */
-	save?(run: RunRecord): string | null;
+	/** Where run records go (ADR 0068); none: runs are not persisted. */
+	records?: RecordWriter;
 	/** Minimum time between two progress writes of one run (default 2000 ms). */
 	progressSaveMs?: number;
+	/**
+	 * How long a write waits for more changes of its run (default 50 ms): a run's creation, start
+	 * and transcript become one write, and a run that ends sooner is written once, at its end.
+	 */
+	saveDelayMs?: number;
 	/**
 	 * Runs of earlier processes of this parent session, as loaded from disk: listed, fetched and
 	 * resumable, never started, stopped or steered here.
 	 */
 	earlier?: readonly RunRecord[];
+}
+
+/**
+ * Writes run records; each answers null or why the write failed, which goes into the run's
+ * `persistError`. The registry asks at creation, at every state change and on turn ends at most
+ * once per `progressSaveMs` — never per token — through `save`: off the spawn path, after
+ * `saveDelayMs`, one write of a run at a time (asks meanwhile make one more write of the latest
+ * state). The end is written with `saveNow` after those, before the terminal event.
+ */
+export interface RecordWriter {
+	save(run: RunRecord): Promise<string | null>;
+	saveNow(run: RunRecord): string | null;
 }
 
 /** The registry of one parent session's runs. */
@@ -174,8 +187,12 @@ interface Internal {
 	cwd: string;
 	resumeFile: string | null;
 	onProgress: ProgressListener | undefined;
-	/** When the record was last saved (epoch ms). */
+	/** When the record was last asked to be saved (epoch ms). */
 	savedAt: number;
+	/** The record write waiting or in flight, and whether the run changed since it began. */
+	saveTimer: NodeJS.Timeout | null;
+	writing: Promise<void> | null;
+	dirty: boolean;
 }
 
 const ZERO_USAGE: ChildUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
@@ -237,13 +254,38 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 	const runs = new Map<string, Internal>();
 	const earlier = new Map((options.earlier ?? []).map((run) => [run.id, run]));
 	const progressSaveMs = options.progressSaveMs ?? 2000;
-	const save = (internal: Internal) => {
-		if (!options.save) return;
+	const records = options.records;
+	const failed = (error: unknown) => `the run record could not be saved: ${(error as Error).message}`;
+	const saveDelayMs = options.saveDelayMs ?? 50;
+	const flush = (internal: Internal, writer: RecordWriter) => {
+		internal.saveTimer = null;
+		internal.writing = (async () => {
+			while (internal.dirty) {
+				internal.dirty = false;
+				internal.record.persistError = await writer.save(internal.record).catch(failed);
+			}
+			internal.writing = null;
+		})();
+	};
+	/** Ask for the run's record to be written (coalesced, off the spawn path). */
+	const save = (internal: Internal): void => {
+		if (!records) return;
 		internal.savedAt = Date.now();
+		internal.dirty = true;
+		if (internal.writing || internal.saveTimer) return;
+		internal.saveTimer = setTimeout(() => flush(internal, records), saveDelayMs);
+		internal.saveTimer.unref?.();
+	};
+	/** Write the end (call after the write in flight, if any, has settled): it is the last one. */
+	const saveEnd = (internal: Internal): void => {
+		if (!records) return;
+		if (internal.saveTimer) clearTimeout(internal.saveTimer);
+		internal.saveTimer = null;
+		internal.dirty = false;
 		try {
-			internal.record.persistError = options.save(internal.record);
+			internal.record.persistError = records.saveNow(internal.record);
 		} catch (error) {
-			internal.record.persistError = `the run record could not be saved: ${(error as Error).message}`;
+			internal.record.persistError = failed(error);
 		}
 	};
 	/** The parent session ended (`stopAll`): a spawn that was still preparing is stopped at once. */
@@ -278,12 +320,14 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		} catch (cause) {
 			run.isolation = { ...(run.isolation ?? {}), error: cause instanceof Error ? cause.message : String(cause) };
 		}
+		await internal.writing;
 		// A stop that arrived while isolation was wrapping up still wins (the run was not terminal).
 		run.state = internal.stopRequested ? "stopped" : final;
 		if (run.state === "stopped") run.error ??= "stopped by the user or the parent session";
 		run.endedAt = Date.now();
 		run.activity = run.state;
-		save(internal);
+		// Written before the terminal event: whoever reacts to it (or a session started next) reads the end.
+		saveEnd(internal);
 		options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run));
 		options.onTerminal?.(run);
 		internal.resolveDone(run);
@@ -432,6 +476,9 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				resumeFile: spawnOptions.resumeFile ?? null,
 				onProgress: spawnOptions.onProgress,
 				savedAt: 0,
+				saveTimer: null,
+				writing: null,
+				dirty: false,
 			};
 			runs.set(record.id, internal);
 			save(internal);

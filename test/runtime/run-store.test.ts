@@ -16,8 +16,8 @@ import { record as runRecord } from "./record.ts";
 const tempDir = () => mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "records-"));
 
 /** Save `run`, then rewrite its file with `change` applied to the stored JSON. */
-function rewrite(dir: string, change: (stored: Record<string, unknown>) => unknown, id = "explore-abc123"): string {
-	expect(saveRun(dir, runRecord({ id }))).toBeNull();
+async function rewrite(dir: string, change: (stored: Record<string, unknown>) => unknown, id = "explore-abc123"): Promise<string> {
+	expect(await saveRun(dir, runRecord({ id }))).toBeNull();
 	const file = recordPath(dir, id);
 	writeFileSync(file, JSON.stringify(change(JSON.parse(readFileSync(file, "utf8")))));
 	return file;
@@ -28,10 +28,10 @@ function deadPid(): number {
 }
 
 describe("saving a run record", () => {
-	it("round-trips: the loaded run gives the same result as the run that was saved", () => {
+	it("round-trips: the loaded run gives the same result as the run that was saved", async () => {
 		const dir = tempDir();
 		const run = runRecord({ diagnostics: [{ severity: "warning", file: null, line: null, column: null, code: "tool-dropped", message: "bash dropped" }] });
-		expect(saveRun(dir, run)).toBeNull();
+		expect(await saveRun(dir, run)).toBeNull();
 		const { runs, diagnostics } = listRuns(dir);
 		expect(diagnostics).toEqual([]);
 		expect(runs).toHaveLength(1);
@@ -40,41 +40,41 @@ describe("saving a run record", () => {
 		expect(loaded).toMatchObject({ id: run.id, owner: run.owner, parentSession: "parent-session-1", config: run.config, trace: run.trace, ignored: run.ignored, notified: true });
 	});
 
-	it("writes through a temp file and a rename: only the record is left, readable by its owner only", () => {
+	it("writes through a temp file and a rename: only the record is left, readable by its owner only", async () => {
 		const dir = join(tempDir(), "not-yet-made");
-		expect(saveRun(dir, runRecord())).toBeNull();
-		expect(saveRun(dir, runRecord({ turns: 9 }))).toBeNull();
+		expect(await saveRun(dir, runRecord())).toBeNull();
+		expect(await saveRun(dir, runRecord({ turns: 9 }))).toBeNull();
 		expect(readdirSync(dir)).toEqual(["explore-abc123.run.json"]);
 		expect(statSync(recordPath(dir, "explore-abc123")).mode & 0o777).toBe(0o600);
 		expect(JSON.parse(readFileSync(recordPath(dir, "explore-abc123"), "utf8")).turns).toBe(9);
 	});
 
-	it("a directory that cannot be written: says why, never throws", () => {
+	it("a directory that cannot be written: says why, never throws", async () => {
 		const root = tempDir();
 		writeFileSync(join(root, "file"), "x");
-		const message = saveRun(join(root, "file", "dir"), runRecord());
+		const message = await saveRun(join(root, "file", "dir"), runRecord());
 		expect(message).toMatch(/could not be saved to .*file\/dir: ENOTDIR/);
 	});
 
-	it("stores a long final text up to its cap, with a pointer to the transcript", () => {
+	it("stores a long final text up to its cap, with a pointer to the transcript", async () => {
 		const dir = tempDir();
-		expect(saveRun(dir, runRecord({ text: "z".repeat(MAX_STORED_TEXT + 10) }))).toBeNull();
+		expect(await saveRun(dir, runRecord({ text: "z".repeat(MAX_STORED_TEXT + 10) }))).toBeNull();
 		const text = listRuns(dir).runs[0]?.text ?? "";
 		expect(text.startsWith("z".repeat(MAX_STORED_TEXT))).toBe(true);
 		expect(text).toContain("10 more characters; the full text is in the transcript /t/run.jsonl");
 	});
 
-	it("refuses to write a record larger than a reader accepts", () => {
+	it("refuses to write a record larger than a reader accepts", async () => {
 		const run = runRecord();
 		run.config = { ...run.config, rolePrompt: "r".repeat(MAX_RECORD_BYTES) };
-		expect(saveRun(tempDir(), run)).toMatch(/over the 4194304 a record may have/);
+		expect(await saveRun(tempDir(), run)).toMatch(/over the 4194304 a record may have/);
 	});
 });
 
 describe("loading run records", () => {
-	it("skips what is not a regular, bounded, well-formed record, with a positioned diagnostic each, and loads the rest", () => {
+	it("skips what is not a regular, bounded, well-formed record, with a positioned diagnostic each, and loads the rest", async () => {
 		const dir = tempDir();
-		expect(saveRun(dir, runRecord({ id: "explore-good01" }))).toBeNull();
+		expect(await saveRun(dir, runRecord({ id: "explore-good01" }))).toBeNull();
 		expect(spawnSync("mkfifo", [join(dir, "explore-fifo01.run.json")]).status).toBe(0);
 		symlinkSync(recordPath(dir, "explore-good01"), join(dir, "explore-link01.run.json"));
 		writeFileSync(join(dir, "explore-huge01.run.json"), "");
@@ -86,11 +86,11 @@ describe("loading run records", () => {
 		]) {
 			writeFileSync(join(dir, `${name}.run.json`), text as string);
 		}
-		rewrite(dir, (s) => ({ ...s, version: 2 }), "explore-vers01");
-		rewrite(dir, (s) => ({ ...s, id: "explore-other1" }), "explore-name01");
-		rewrite(dir, (s) => ({ ...s, owner: "pid 12" }), "explore-ownr01");
-		rewrite(dir, (s) => ({ ...s, config: { ...(s.config as object), tools: "read" } }), "explore-conf01");
-		rewrite(dir, (s) => ({ ...s, id: "../../etc" }), "explore-path01");
+		await rewrite(dir, (s) => ({ ...s, version: 2 }), "explore-vers01");
+		await rewrite(dir, (s) => ({ ...s, id: "explore-other1" }), "explore-name01");
+		await rewrite(dir, (s) => ({ ...s, owner: "pid 12" }), "explore-ownr01");
+		await rewrite(dir, (s) => ({ ...s, config: { ...(s.config as object), tools: "read" } }), "explore-conf01");
+		await rewrite(dir, (s) => ({ ...s, id: "../../etc" }), "explore-path01");
 		writeFileSync(join(dir, ".explore-x.run.json.123.tmp"), "{");
 		const { runs, diagnostics } = listRuns(dir);
 		expect(runs.map((run) => run.id)).toEqual(["explore-good01"]);
@@ -111,10 +111,10 @@ describe("loading run records", () => {
 		for (const d of diagnostics) expect(d).toMatchObject({ severity: "warning", code: "run-record-invalid", line: 1, column: 1 });
 	});
 
-	it("a run that was running when its owner process died loads as interrupted", () => {
+	it("a run that was running when its owner process died loads as interrupted", async () => {
 		const dir = tempDir();
 		const pid = deadPid();
-		const file = rewrite(dir, (s) => ({ ...s, state: "running", endedAt: null, savedAt: 5000, owner: formatOwner({ pid, start: "7", host: hostname() }) }));
+		const file = await rewrite(dir, (s) => ({ ...s, state: "running", endedAt: null, savedAt: 5000, owner: formatOwner({ pid, start: "7", host: hostname() }) }));
 		const loaded = loadRun(file);
 		if (!loaded.ok) throw new Error(loaded.diagnostic.message);
 		expect(loaded.run).toMatchObject({ state: "interrupted", endedAt: 5000, activity: "interrupted" });
@@ -122,20 +122,20 @@ describe("loading run records", () => {
 		expect(runResult(loaded.run, 100).status).toBe("interrupted");
 	});
 
-	it("a queued or running record whose owner still runs (or runs on another host) keeps its state, shown as another process's", () => {
+	it("a queued or running record whose owner still runs (or runs on another host) keeps its state, shown as another process's", async () => {
 		const dir = tempDir();
-		const alive = rewrite(dir, (s) => ({ ...s, state: "queued", endedAt: null, owner: formatOwner(currentOwner()) }), "explore-alive1");
-		const remote = rewrite(dir, (s) => ({ ...s, state: "running", endedAt: null, owner: formatOwner({ pid: 1, start: null, host: "elsewhere" }) }), "explore-remot1");
+		const alive = await rewrite(dir, (s) => ({ ...s, state: "queued", endedAt: null, owner: formatOwner(currentOwner()) }), "explore-alive1");
+		const remote = await rewrite(dir, (s) => ({ ...s, state: "running", endedAt: null, owner: formatOwner({ pid: 1, start: null, host: "elsewhere" }) }), "explore-remot1");
 		const [a, r] = [loadRun(alive), loadRun(remote)];
 		expect(a.ok && a.run).toMatchObject({ state: "queued", endedAt: null, activity: `queued in another pi process (pid ${process.pid})` });
 		expect(r.ok && r.run).toMatchObject({ state: "running", activity: "running in another pi process (pid 1 on host elsewhere)" });
 	});
 
-	it("filters by parent session and creation time; a missing directory holds no runs", () => {
+	it("filters by parent session and creation time; a missing directory holds no runs", async () => {
 		const dir = tempDir();
-		expect(saveRun(dir, runRecord({ id: "explore-mine01", createdAt: 10 }))).toBeNull();
-		expect(saveRun(dir, runRecord({ id: "explore-late01", createdAt: 30 }))).toBeNull();
-		expect(saveRun(dir, runRecord({ id: "explore-them01", parentSession: "other", createdAt: 5 }))).toBeNull();
+		expect(await saveRun(dir, runRecord({ id: "explore-mine01", createdAt: 10 }))).toBeNull();
+		expect(await saveRun(dir, runRecord({ id: "explore-late01", createdAt: 30 }))).toBeNull();
+		expect(await saveRun(dir, runRecord({ id: "explore-them01", parentSession: "other", createdAt: 5 }))).toBeNull();
 		expect(listRuns(dir).runs.map((run) => run.id)).toEqual(["explore-them01", "explore-mine01", "explore-late01"]);
 		expect(listRuns(dir, { parentSession: "parent-session-1", createdBefore: 20 }).runs.map((run) => run.id)).toEqual(["explore-mine01"]);
 		expect(listRuns(join(dir, "nope"))).toEqual({ runs: [], diagnostics: [] });

@@ -36,7 +36,7 @@ function plan(handle: ChildHandle): SpawnPlan {
 	};
 }
 
-/** A child that ends `turns` turns (one tool call each) as fast as it can, then answers. */
+/** A child that ends `turns` turns (one tool call each), one per event-loop turn, then answers. */
 function busyChild(turns: number): ChildHandle {
 	let listener: (event: ChildEvent) => void = () => {};
 	return {
@@ -44,6 +44,7 @@ function busyChild(turns: number): ChildHandle {
 		subscribe: (l) => ((listener = l), () => {}),
 		run: async () => {
 			for (let turn = 1; turn <= turns; turn++) {
+				await new Promise((resolve) => setImmediate(resolve));
 				listener({ type: "turn_start", turn });
 				listener({ type: "assistant", text: "", stopReason: "toolUse", errorMessage: null });
 				listener({ type: "turn_end", turn, toolCalls: 1 });
@@ -53,22 +54,43 @@ function busyChild(turns: number): ChildHandle {
 }
 
 describe("run records", () => {
-	it("are saved at creation, at each state change and at the end, and on turn ends at most once per interval", async () => {
+	it("are saved at creation, at state changes and at the end, on turn ends at most once per interval, one write at a time", async () => {
 		const saved: string[] = [];
-		const save = (run: RunRecord) => (saved.push(`${run.state}:${run.transcript ?? "-"}`), null);
-		const slow = createRunRegistry({ maxConcurrent: 1, emit: () => {}, save, parentSession: "s-1" });
+		let inFlight = 0;
+		let overlapped = false;
+		const save = async (run: RunRecord) => {
+			saved.push(`${run.state}:${run.transcript ?? "-"}`);
+			overlapped ||= ++inFlight > 1;
+			await new Promise((resolve) => setImmediate(resolve));
+			inFlight--;
+			return null;
+		};
+		const records = { save, saveNow: (run: RunRecord) => (saved.push(`end ${run.state}:${run.transcript ?? "-"}`), overlapped ||= inFlight > 0, null) };
+		const events: string[] = [];
+		const slow = createRunRegistry({ maxConcurrent: 1, emit: (name) => events.push(`${name}:${saved.at(-1)}`), records, parentSession: "s-1", saveDelayMs: 0 });
 		const { run, done } = await slow.spawn(plan(busyChild(50)), { background: true });
 		expect((await done).turns).toBe(50);
 		expect(run.parentSession).toBe("s-1");
-		expect(saved).toEqual(["queued:-", "running:-", "running:/t/child.jsonl", "completed:/t/child.jsonl"]);
+		// Creation and start are one write; the end is the last.
+		expect(saved).toEqual(["running:/t/child.jsonl", "end completed:/t/child.jsonl"]);
+		// The end is on disk before the terminal event goes out.
+		expect(events.at(-1)).toBe("cadre:completed:end completed:/t/child.jsonl");
+		expect(overlapped).toBe(false);
 		saved.length = 0;
-		const eager = createRunRegistry({ maxConcurrent: 1, emit: () => {}, save, progressSaveMs: 0 });
+		const eager = createRunRegistry({ maxConcurrent: 1, emit: () => {}, records, progressSaveMs: 0, saveDelayMs: 0 });
 		await (await eager.spawn(plan(busyChild(50)), { background: true })).done;
-		expect(saved).toHaveLength(4 + 50);
+		expect(saved.length).toBeGreaterThan(20);
+		expect(overlapped).toBe(false);
+		saved.length = 0;
+		// A run that ends before the first write is due is written once, at its end.
+		const quick = createRunRegistry({ maxConcurrent: 1, emit: () => {}, records });
+		await (await quick.spawn(plan(child("fast")), { background: true })).done;
+		expect(saved).toEqual(["end completed:/t/child.jsonl"]);
 	});
 
 	it("a record that cannot be saved does not stop the run; its result says it was not persisted", async () => {
-		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {}, save: () => "the run record could not be saved to /x: EACCES" });
+		const denied = "the run record could not be saved to /x: EACCES";
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {}, records: { save: async () => denied, saveNow: () => denied } });
 		const { done } = await registry.spawn(plan(child("the answer")), { background: true });
 		const run = await done;
 		expect(run.state).toBe("completed");
@@ -76,7 +98,10 @@ describe("run records", () => {
 		const result = runResult(run, 1000);
 		expect(result.persistError).toContain("EACCES");
 		expect(formatResult(result)).toContain("Not persisted: the run record could not be saved to /x: EACCES; after this session this run cannot be listed or resumed.");
-		const throwing = createRunRegistry({ maxConcurrent: 1, emit: () => {}, save: () => { throw new Error("boom"); } });
+		const boom = () => {
+			throw new Error("boom");
+		};
+		const throwing = createRunRegistry({ maxConcurrent: 1, emit: () => {}, records: { save: async () => boom(), saveNow: boom } });
 		expect((await (await throwing.spawn(plan(child("x")), { background: true })).done).persistError).toContain("boom");
 	});
 

@@ -24,7 +24,7 @@ import {
 	withAvailableModels,
 } from "../../runtime/pi-sdk.ts";
 import { counted, formatResult, progressText, type RunResult, runResult } from "../../runtime/result.ts";
-import { saveRun } from "../../runtime/run-store.ts";
+import { recordWriter } from "../../runtime/run-store.ts";
 import { chainRoot, createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../runtime/worktree-hooks.ts";
 import { recoverInBackground } from "../../runtime/worktree-recovery.ts";
@@ -159,7 +159,7 @@ export default function cadre(pi: ExtensionAPI): void {
 			registry: createRunRegistry({
 				maxConcurrent: loaded?.settings.maxConcurrent.value ?? 4,
 				parentSession: ctx.sessionManager.getSessionId(),
-				save: (run) => saveRun(recordDir, run),
+				records: recordWriter(recordDir),
 				earlier: earlier.runs,
 				isolation: createWorktreeIsolation({
 					agentDir,
