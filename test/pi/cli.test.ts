@@ -2,10 +2,27 @@
  * cadre through the real `pi -e <repo> -p` command line, offline: a test extension registers a
  * scripted faux model; the parent spawns children in-process.
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
-import { piWorld, runPi } from "../support/pi-cli.ts";
+import { until } from "../runtime/harness.ts";
+import { piCommand, piWorld, runPi } from "../support/pi-cli.ts";
+
+/** Every run record under the agent dir's sessions (ADR 0068), parsed; one being replaced is skipped. */
+function runRecords(agentDir: string): Record<string, unknown>[] {
+	const sessions = join(agentDir, "sessions");
+	if (!existsSync(sessions)) return [];
+	return (readdirSync(sessions, { recursive: true }) as string[])
+		.filter((name) => name.endsWith(".run.json") && !name.includes(`${sep}.`))
+		.flatMap((name) => {
+			try {
+				return [JSON.parse(readFileSync(join(sessions, name), "utf8")) as Record<string, unknown>];
+			} catch {
+				return [];
+			}
+		});
+}
 
 describe("pi -e . -p", () => {
 	it("spawns a child through the real pi CLI and prints its answer", () => {
@@ -58,6 +75,27 @@ describe("pi -e . -p", () => {
 		expect(resumed.stdout).toContain("RESUMED: The word was kiwi");
 		expect(resumed.status).toBe(0);
 	});
+
+	it("a parent pi killed mid-run: the next pi -c lists its running child as interrupted and resumes it", async () => {
+		const world = piWorld("cli-kill-");
+		const command = piCommand(world, { fixture: "interrupted-child.ts", prompt: "start working" });
+		const parent = spawn(command.bin, command.args, { cwd: command.cwd, env: command.env, stdio: "ignore" });
+		const exited = new Promise((resolve) => parent.once("exit", resolve));
+		// Killed once the record says the child runs and names its transcript.
+		const running = () => runRecords(world.agentDir).some((record) => record.state === "running" && typeof record.transcript === "string");
+		try {
+			await until(() => running() || parent.exitCode !== null, "the child's running record", 45_000);
+		} finally {
+			parent.kill("SIGKILL");
+			await exited;
+		}
+		expect(running()).toBe(true);
+		const listed = runPi(world, { fixture: "interrupted-child.ts", prompt: "/subagents", flags: ["-c"] });
+		expect(`${listed.stdout}${listed.stderr}`).toMatch(/^general-purpose-\S+ +interrupted +general-purpose +"long work"/m);
+		const resumed = runPi(world, { fixture: "interrupted-child.ts", prompt: "resume", flags: ["-c"] });
+		expect(resumed.stdout).toContain("RESUMED: resumed after the crash");
+		expect(resumed.status).toBe(0);
+	}, 120_000);
 });
 
 /** A `pi -p` / `--mode json` run of the print-notify fixture: its output, parent requests and records. */
