@@ -132,6 +132,7 @@ describe("runs outlive the parent session", () => {
 		const good = JSON.parse(readFileSync(record, "utf8")) as Record<string, unknown>;
 		writeFileSync(join(dir, "general-purpose-shape1.run.json"), JSON.stringify({ ...good, id: "general-purpose-shape1", state: "bogus" }));
 		mkdirSync(join(dir, "general-purpose-dir123.run.json"));
+		writeFileSync(join(dir, "general-purpose-esc\u001b[2J.run.json"), "\u001b]0;title\u0007");
 
 		const second = await open({ agentDir: first.agentDir, cwd: first.cwd, sessionFile, script: script(target) });
 		expect(second.service().list().map((run) => run.id)).toEqual([details.id]);
@@ -140,6 +141,9 @@ describe("runs outlive the parent session", () => {
 		expect(listing).toMatch(/general-purpose-broken\.run\.json:1:1 warning run-record-invalid /);
 		expect(listing).toMatch(/general-purpose-shape1\.run\.json:1:1 warning run-record-invalid .*state/);
 		expect(listing).toMatch(/general-purpose-dir123\.run\.json:1:1 warning run-record-invalid .*not a regular file/);
+		// A record's name and content reach the terminal escaped (ADR 0075).
+		expect(listing).toContain("general-purpose-esc\\x1b[2J.run.json:1:1 warning run-record-invalid");
+		expect(listing).not.toMatch(/\x1b|\x07/);
 	});
 
 	it("a session forked from another lists the runs made before the fork and resumes them in a copy of their transcript", async () => {

@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext, Skill } from "@earendil-works/pi-coding-agent";
+import { safeText } from "../../core/terminal-text.ts";
 import { normalizeThinking } from "../../core/values.ts";
 import { findGitRoot } from "../../files/discovery.ts";
 import { parentPromptOptionsFromPi } from "../../prompt/pi-options.ts";
@@ -472,7 +473,7 @@ export default function cadre(pi: ExtensionAPI): void {
 	pi.on("session_start", (_event, ctx) => {
 		const s = ensure(ctx);
 		if (s.skippedRecords.length > 0) {
-			const text = `cadre: skipped ${counted(s.skippedRecords.length, "run record")} of this session:\n${s.skippedRecords.join("\n")}`;
+			const text = safeText(`cadre: skipped ${counted(s.skippedRecords.length, "run record")} of this session:\n${s.skippedRecords.join("\n")}`);
 			if (ctx.hasUI) ctx.ui.notify(text, "warning");
 			else process.stderr.write(`${text}\n`);
 		}
