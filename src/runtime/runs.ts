@@ -159,6 +159,8 @@ export interface RunRegistry {
 	get(id: string): RunRecord | undefined;
 	/** Earlier processes' runs first (oldest first), then this process's in creation order. */
 	list(): RunRecord[];
+	/** This process's runs only, in creation order (what the session's end stops). */
+	own(): RunRecord[];
 	/**
 	 * Stop a queued or running run (recorded as stopped; wins any race with finishing). An earlier
 	 * process's run is returned as it is.
@@ -508,7 +510,8 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			return { run: record, done };
 		},
 		get: (id) => runs.get(id)?.record ?? earlier.get(id),
-		list: () => [...earlier.values(), ...[...runs.values()].map((internal) => internal.record)],
+		list: () => [...earlier.values(), ...registry.own()],
+		own: () => [...runs.values()].map((internal) => internal.record),
 		async stop(id) {
 			const internal = runs.get(id);
 			if (!internal) return earlier.get(id);

@@ -11,7 +11,7 @@ import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
-import { formatOwner } from "../../src/runtime/owner.ts";
+import { currentOwner, formatOwner } from "../../src/runtime/owner.ts";
 import { captureStdout, createParent, fauxAssistantMessage, fauxToolCall, type Parent, type Script, toolResults } from "./harness.ts";
 
 const parents: Parent[] = [];
@@ -122,6 +122,28 @@ describe("runs outlive the parent session", () => {
 		const resumed = toolResults(second.session, "subagent").at(-1);
 		expect((resumed?.details as Details).status).toBe("completed");
 		expect(target.userMessagesSeen).toBe(2);
+	});
+
+	it("a run another live process owns is listed as that process's, and the end of this session leaves it alone", async () => {
+		const target = { id: "", userMessagesSeen: 0 };
+		const { first, details, sessionFile, record } = await finishedSession(target);
+		const stored = JSON.parse(readFileSync(record, "utf8")) as Record<string, unknown>;
+		const running = JSON.stringify({ ...stored, state: "running", endedAt: null, owner: formatOwner(currentOwner()) });
+		writeFileSync(record, running);
+
+		const second = await open({ agentDir: first.agentDir, cwd: first.cwd, sessionFile, script: script(target), mode: "print" });
+		expect(second.service().get(details.id)).toMatchObject({ status: "running" });
+		expect(await command(second, `/subagents stop ${details.id}`)).toContain(`${details.id} is running in another pi process (pid ${process.pid}); stop it there.`);
+		const stderr: string[] = [];
+		const write = process.stderr.write.bind(process.stderr);
+		process.stderr.write = ((chunk: string) => (stderr.push(String(chunk)), true)) as typeof process.stderr.write;
+		try {
+			await second.shutdown();
+		} finally {
+			process.stderr.write = write;
+		}
+		expect(stderr.join("")).not.toContain(details.id);
+		expect(readFileSync(record, "utf8")).toBe(running);
 	});
 
 	it("a corrupt record is skipped with a diagnostic; the good ones still load", async () => {

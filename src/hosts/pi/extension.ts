@@ -512,7 +512,7 @@ export default function cadre(pi: ExtensionAPI): void {
 		notifications.close();
 		const s = state;
 		if (!s) return;
-		const going = s.registry.list().filter((run) => run.endedAt === null);
+		const going = s.registry.own().filter((run) => run.endedAt === null);
 		await s.registry.stopAll();
 		if (singleShot(ctx.mode)) for (const line of stoppedAtExit(going, event.reason)) process.stderr.write(line);
 	});
