@@ -36,15 +36,18 @@ function plan(handle: ChildHandle): SpawnPlan {
 	};
 }
 
-/** A child that ends `turns` turns (one tool call each), one per event-loop turn, then answers. */
-function busyChild(turns: number): ChildHandle {
+/**
+ * A child that ends `turns` turns (one tool call each), then answers. Before each turn it waits for
+ * `before(turn)`, by default a 1 ms timer (so a record write asked for earlier comes first).
+ */
+function busyChild(turns: number, before: (turn: number) => Promise<unknown> = () => new Promise((resolve) => setTimeout(resolve, 1))): ChildHandle {
 	let listener: (event: ChildEvent) => void = () => {};
 	return {
 		...child("done"),
 		subscribe: (l) => ((listener = l), () => {}),
 		run: async () => {
 			for (let turn = 1; turn <= turns; turn++) {
-				await new Promise((resolve) => setImmediate(resolve));
+				await before(turn);
 				listener({ type: "turn_start", turn });
 				listener({ type: "assistant", text: "", stopReason: "toolUse", errorMessage: null });
 				listener({ type: "turn_end", turn, toolCalls: 1 });
@@ -58,11 +61,17 @@ describe("run records", () => {
 		const saved: string[] = [];
 		let inFlight = 0;
 		let overlapped = false;
+		let written = 0;
+		const waiting: { count: number; resolve: () => void }[] = [];
+		/** Resolves once `count` writes have finished. */
+		const writes = (count: number) => new Promise<void>((resolve) => (written >= count ? resolve() : waiting.push({ count, resolve })));
 		const save = async (run: RunRecord) => {
 			saved.push(`${run.state}:${run.transcript ?? "-"}`);
 			overlapped ||= ++inFlight > 1;
 			await new Promise((resolve) => setImmediate(resolve));
 			inFlight--;
+			written++;
+			for (const waiter of waiting.filter((w) => w.count <= written)) waiter.resolve();
 			return null;
 		};
 		const records = { save, saveNow: (run: RunRecord) => (saved.push(`end ${run.state}:${run.transcript ?? "-"}`), overlapped ||= inFlight > 0, null) };
@@ -77,9 +86,11 @@ describe("run records", () => {
 		expect(events.at(-1)).toBe("cadre:completed:end completed:/t/child.jsonl");
 		expect(overlapped).toBe(false);
 		saved.length = 0;
+		// Without the interval every turn end is written (each turn waits for the write before it).
+		written = 0;
 		const eager = createRunRegistry({ maxConcurrent: 1, emit: () => {}, records, progressSaveMs: 0, saveDelayMs: 0 });
-		await (await eager.spawn(plan(busyChild(50)), { background: true })).done;
-		expect(saved.length).toBeGreaterThan(20);
+		await (await eager.spawn(plan(busyChild(50, (turn) => writes(turn))), { background: true })).done;
+		expect(saved).toHaveLength(1 + 50 + 1);
 		expect(overlapped).toBe(false);
 		saved.length = 0;
 		// A run that ends before the first write is due is written once, at its end.
