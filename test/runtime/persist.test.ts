@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { currentOwner, formatOwner } from "../../src/runtime/owner.ts";
-import { captureStdout, createParent, fauxAssistantMessage, fauxToolCall, type Parent, type Script, toolResults } from "./harness.ts";
+import { commandOutput, createParent, fauxAssistantMessage, fauxToolCall, type Parent, type Script, toolResults } from "./harness.ts";
 
 const parents: Parent[] = [];
 afterEach(() => {
@@ -65,16 +65,6 @@ async function finishedSession(target: { id: string; userMessagesSeen: number })
 	return { first, details, sessionFile, record: join(dirname(details.transcript), `${details.id}.run.json`) };
 }
 
-async function command(parent: Parent, text: string): Promise<string> {
-	const out = captureStdout();
-	try {
-		await parent.session.prompt(text);
-	} finally {
-		out.restore();
-	}
-	return out.text();
-}
-
 /** The pid of a process that has exited. */
 function deadPid(): number {
 	const result = spawnSync(process.execPath, ["-e", ""]);
@@ -93,7 +83,7 @@ describe("runs outlive the parent session", () => {
 		expect(listed.map((run) => run.id)).toEqual([details.id]);
 		expect(listed[0]).toMatchObject({ status: "completed", text: "first part done", model: "faux/child-model", transcript: details.transcript, turns: 1 });
 		expect(second.service().get(details.id)?.description).toBe("first part");
-		expect(await command(second, "/subagents")).toMatch(new RegExp(`${details.id} +completed +general-purpose +"first part"`));
+		expect(await commandOutput(second, "/subagents")).toMatch(new RegExp(`${details.id} +completed +general-purpose +"first part"`));
 
 		await second.session.prompt("again");
 		// The continued session holds the first run's tool result too: the resume's is the last.
@@ -116,7 +106,7 @@ describe("runs outlive the parent session", () => {
 		const run = second.service().get(details.id);
 		expect(run?.status).toBe("interrupted");
 		expect(run?.error).toContain(`pid ${pid}`);
-		expect(await command(second, "/subagents")).toMatch(new RegExp(`${details.id} +interrupted`));
+		expect(await commandOutput(second, "/subagents")).toMatch(new RegExp(`${details.id} +interrupted`));
 
 		await second.session.prompt("again");
 		const resumed = toolResults(second.session, "subagent").at(-1);
@@ -133,7 +123,7 @@ describe("runs outlive the parent session", () => {
 
 		const second = await open({ agentDir: first.agentDir, cwd: first.cwd, sessionFile, script: script(target), mode: "print" });
 		expect(second.service().get(details.id)).toMatchObject({ status: "running" });
-		expect(await command(second, `/subagents stop ${details.id}`)).toContain(`${details.id} is running in another pi process (pid ${process.pid}); stop it there.`);
+		expect(await commandOutput(second, `/subagents stop ${details.id}`)).toContain(`${details.id} is running in another pi process (pid ${process.pid}); stop it there.`);
 		const stderr: string[] = [];
 		const write = process.stderr.write.bind(process.stderr);
 		process.stderr.write = ((chunk: string) => (stderr.push(String(chunk)), true)) as typeof process.stderr.write;
@@ -158,7 +148,7 @@ describe("runs outlive the parent session", () => {
 
 		const second = await open({ agentDir: first.agentDir, cwd: first.cwd, sessionFile, script: script(target) });
 		expect(second.service().list().map((run) => run.id)).toEqual([details.id]);
-		const listing = await command(second, "/subagents");
+		const listing = await commandOutput(second, "/subagents");
 		expect(listing).toContain(details.id);
 		expect(listing).toMatch(/general-purpose-broken\.run\.json:1:1 warning run-record-invalid /);
 		expect(listing).toMatch(/general-purpose-shape1\.run\.json:1:1 warning run-record-invalid .*state/);
