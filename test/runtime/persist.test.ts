@@ -5,13 +5,14 @@
  * "running" by a process that is gone loads as `interrupted`; a corrupt record is skipped with a
  * diagnostic; a transcript directory that cannot be written is reported in the result, not a crash.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { currentOwner, formatOwner } from "../../src/runtime/owner.ts";
+import { makeRepo } from "../worktree/support/repo.ts";
 import { commandOutput, createParent, fauxAssistantMessage, fauxToolCall, type Parent, type Script, toolResults } from "./harness.ts";
 
 const parents: Parent[] = [];
@@ -185,12 +186,7 @@ describe("runs outlive the parent session", () => {
 	});
 
 	it("a restarted session resumes the last run of a worktree resume chain in the chain's worktree", async () => {
-		for (const [key, value] of Object.entries({ GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" })) process.env[key] = value;
-		const repo = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "repo-"));
-		execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo });
-		writeFileSync(join(repo, "a.txt"), "a\n");
-		execFileSync("git", ["add", "."], { cwd: repo });
-		execFileSync("git", ["commit", "-q", "-m", "init"], { cwd: repo });
+		const repo = makeRepo({ "a.txt": "a\n" }).root;
 		const resumeOf = { id: "" };
 		const seen: string[] = [];
 		const worktreeScript: Script = (turn) => {
