@@ -16,6 +16,8 @@ export type DiagnosticCode =
 	| "name-mismatch"
 	| "missing-file"
 	| "path-escape"
+	| "not-a-file"
+	| "file-too-large"
 	| "orphan-role"
 	| "reserved-name"
 	| "orphan-setting"

@@ -80,24 +80,37 @@ export const KIND_EXTENSIONS: Record<EntryKind, readonly string[]> = {
 	persona: [".md", ".toml"],
 };
 
-/** Entry files of one kind in one directory (sorted by name); none when it does not exist. */
-export function listKindFiles(dir: string, kind: EntryKind): { path: string; stem: string; ext: string }[] {
-	let names: string[];
+/** A file found in a kind directory. */
+export interface KindFile {
+	path: string;
+	stem: string;
+	ext: string;
+	/** The listing says it is a regular file (not a symlink, FIFO or device). */
+	regular: boolean;
+}
+
+/**
+ * Entry files of one kind in one directory (sorted by name); none when it does not exist. Every
+ * entry that is not a directory is listed — symlinks, FIFOs and devices too — so the reader can
+ * say why it refuses one.
+ */
+export function listKindFiles(dir: string, kind: EntryKind): KindFile[] {
+	let found: { name: string; regular: boolean }[];
 	try {
-		names = readdirSync(dir, { withFileTypes: true })
-			.filter((d) => d.isFile() || d.isSymbolicLink())
-			.map((d) => d.name);
+		found = readdirSync(dir, { withFileTypes: true })
+			.filter((d) => !d.isDirectory())
+			.map((d) => ({ name: d.name, regular: d.isFile() }));
 	} catch {
 		return [];
 	}
-	const out: { path: string; stem: string; ext: string }[] = [];
-	for (const name of names.sort()) {
+	const out: KindFile[] = [];
+	for (const { name, regular } of found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
 		if (name.startsWith(".")) continue;
 		const ext = KIND_EXTENSIONS[kind].find((e) => name.toLowerCase().endsWith(e));
 		if (!ext) continue;
 		const stem = name.slice(0, -ext.length);
 		if (stem === "") continue;
-		out.push({ path: join(dir, name), stem, ext });
+		out.push({ path: join(dir, name), stem, ext, regular });
 	}
 	return out;
 }

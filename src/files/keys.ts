@@ -36,6 +36,10 @@ export interface LayerContext {
 	baseDir: string;
 	/** The scope root those files must stay inside. */
 	root: string;
+	/** How the root confines them (ADR 0060): on the real path (project) or as written (user). */
+	confine: "project" | "user";
+	/** The size limit for those files. */
+	maxBytes: number;
 	/** `prompt` (role) / `instructions` (persona) carry the text in TOML files and settings. */
 	textInKeys: boolean;
 	/** Settings `toolKinds` after the trust gate: the extension tools a `tools` list may name. */
@@ -116,20 +120,32 @@ const TOOLS: Checker = (raw, ctx, diagnostics) => {
 	return { ok: true, value: out };
 };
 
+const FILE_HINTS: Record<string, string> = {
+	"path-escape": "keep the file inside the scope root (the project directory, or the agent dir for user files)",
+	"not-a-file": "point the key at a regular file",
+	"file-too-large": "shorten the file, or raise maxFileBytes in your user settings (~/.pi/agent/subagents.json)",
+};
+
 function fileChecker(): Checker {
 	return (raw, ctx, diagnostics) => {
 		if (typeof raw.value !== "string" || raw.value.trim() === "") return { ok: false, message: "expects a file path" };
-		const ref: FileRef = { written: raw.value.trim(), baseDir: ctx.baseDir, root: ctx.root, declaredIn: ctx.file };
+		const ref: FileRef = {
+			written: raw.value.trim(),
+			baseDir: ctx.baseDir,
+			root: ctx.root,
+			declaredIn: ctx.file,
+			confine: ctx.confine,
+			maxBytes: ctx.maxBytes,
+		};
 		const checked = checkConfined(ref);
 		if (!checked.ok) {
 			// Reported, never dropped: the file is read again at spawn time (spec 01).
-			const severity: Severity = checked.code === "missing-file" && ctx.kind === "role" ? "warning" : "error";
+			const severity: Severity = checked.code !== "path-escape" && ctx.kind === "role" ? "warning" : "error";
 			const hint =
-				checked.code === "path-escape"
-					? "keep the file inside the scope root (the project directory, or the agent dir for user files)"
-					: ctx.kind === "persona"
-						? "create the file or fix the path: a persona whose file cannot be read refuses every spawn that uses it"
-						: "create the file or fix the path: the role still applies without this text";
+				FILE_HINTS[checked.code] ??
+				(ctx.kind === "persona"
+					? "create the file or fix the path: a persona whose file cannot be read refuses every spawn that uses it"
+					: "create the file or fix the path: the role still applies without this text");
 			diagnostics.push(diag(severity, ctx.file, raw.pos, checked.code, `${ctx.kind} ${ctx.name}: ${checked.message}`, hint));
 		}
 		return { ok: true, value: ref };

@@ -4,14 +4,14 @@
  * and merges them by scope. Synchronous and fast: it runs at every spawn. Never throws on bad
  * input; every problem is a positioned diagnostic and one bad file never hides another.
  */
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { compareDiagnostics, type Diagnostic, type DiagnosticCode } from "../core/diagnostics.ts";
 import { nameKey } from "../core/values.ts";
 import { bundledDefinitions } from "./builtins.ts";
-import { displayPath, findProjectDir, KIND_DIRS, listKindFiles } from "./discovery.ts";
+import { displayPath, findProjectDir, KIND_DIRS, type KindFile, listKindFiles } from "./discovery.ts";
 import { validateLayer } from "./keys.ts";
 import { mergeLayers, SCOPE_ORDER } from "./merge.ts";
+import { confine, type ReadRule, readFileUnder, readProblemDiagnostic, realRootOf } from "./read-confined.ts";
 import { type FrontmatterParse, parseFrontmatter, parseTomlFields, type Pos, type RawParse } from "./raw.ts";
 import { loadSettings, type SettingsSource } from "./settings.ts";
 import { suggestKey } from "./suggest.ts";
@@ -23,10 +23,12 @@ interface FileScope {
 	scope: "project" | "user";
 	/** `<project>/.pi` or the agent dir: where the kind folders live. */
 	base: string;
-	/** The confinement root for files these files point to. */
+	/** The confinement root: of every file read, and of the files these files point to. */
 	root: string;
 	/** Settings `toolKinds` after the trust gate (for checking `tools` names). */
 	toolKinds?: Settings["toolKinds"];
+	/** How files are read: confinement (project: real path; user: as written) and size limit. */
+	rule: ReadRule;
 }
 
 /** Loads everything for `options.cwd`. */
@@ -34,16 +36,18 @@ export function loadAll(options: LoadOptions): LoadResult {
 	const projectDir = findProjectDir(options.cwd, options.agentDir, options.homeDir);
 	const show = (path: string) => displayPath(path, projectDir);
 	const diagnostics: Diagnostic[] = [];
+	const project = projectDir === null ? null : projectFiles(projectDir, show, diagnostics);
 
 	const settingsSources: SettingsSource[] = [
 		{ path: join(options.agentDir, "subagents.json"), display: "", scope: "user", root: options.agentDir, trusted: true },
 	];
-	if (projectDir !== null) {
+	if (project !== null) {
 		settingsSources.push({
-			path: join(projectDir, ".pi", "subagents.json"),
+			path: join(project.dir, ".pi", "subagents.json"),
 			display: "",
 			scope: "project",
-			root: projectDir,
+			root: project.dir,
+			realRoot: project.realRoot,
 			trusted: options.projectTrusted,
 		});
 	}
@@ -51,9 +55,13 @@ export function loadAll(options: LoadOptions): LoadResult {
 	const loadedSettings = loadSettings(settingsSources);
 	diagnostics.push(...loadedSettings.diagnostics);
 
+	const maxBytes = loadedSettings.settings.maxFileBytes;
 	const scopes: FileScope[] = [];
-	if (projectDir !== null) scopes.push({ scope: "project", base: join(projectDir, ".pi"), root: projectDir });
-	scopes.push({ scope: "user", base: options.agentDir, root: options.agentDir });
+	if (project !== null) {
+		const rule: ReadRule = { confine: "project", root: project.dir, realRoot: project.realRoot, maxBytes };
+		scopes.push({ scope: "project", base: join(project.dir, ".pi"), root: project.dir, rule });
+	}
+	scopes.push({ scope: "user", base: options.agentDir, root: options.agentDir, rule: { confine: "user", root: options.agentDir, maxBytes } });
 
 	const layersByKind: Record<EntryKind, EntryLayer[]> = {
 		definition: bundledDefinitions(),
@@ -111,6 +119,19 @@ export function loadAll(options: LoadOptions): LoadResult {
 	};
 }
 
+/**
+ * The project scope, unless its `.pi` leaves the project (a symlink pointing out): then one
+ * `path-escape` and no project file is read.
+ */
+function projectFiles(dir: string, show: (path: string) => string, diagnostics: Diagnostic[]): { dir: string; realRoot: string } | null {
+	const realRoot = realRootOf(dir);
+	const pi = join(dir, ".pi");
+	const where = confine(pi, { confine: "project", root: dir, realRoot, maxBytes: 0 });
+	if (where.ok) return { dir, realRoot };
+	diagnostics.push(readProblemDiagnostic(show(pi), where, "the directory", "no project file is read"));
+	return null;
+}
+
 function mergeKind<K extends EntryKind>(layers: EntryLayer<K>[]): Map<string, Entry<K>> {
 	const byName = new Map<string, EntryLayer<K>[]>();
 	for (const layer of layers) {
@@ -142,7 +163,12 @@ function loadScopeFiles(kind: EntryKind, scope: FileScope, show: (path: string) 
 	const files = listKindFiles(dir, kind);
 	if (files.length === 0) return [];
 	const dirShown = show(dir);
-	const showFile = (f: { path: string; stem: string; ext: string }) => `${dirShown}/${f.path.slice(dir.length + 1)}`;
+	const where = confine(dir, scope.rule);
+	if (!where.ok) {
+		diagnostics.push(readProblemDiagnostic(dirShown, where, "the directory", "nothing in it is read"));
+		return [];
+	}
+	const showFile = (f: KindFile) => `${dirShown}/${f.path.slice(dir.length + 1)}`;
 	const counts = new Map<string, string[]>();
 	for (const f of files) {
 		const key = nameKey(f.stem);
@@ -154,8 +180,10 @@ function loadScopeFiles(kind: EntryKind, scope: FileScope, show: (path: string) 
 	const start = { line: 1, column: 1 };
 	for (const f of files) {
 		const file = showFile(f);
+		// A regular file listed in a confined directory is where the directory really is.
+		const knownReal = f.regular ? join(where.path, basename(f.path)) : undefined;
 		try {
-			const layer = loadFile(kind, scope, f, file, counts, diagnostics);
+			const layer = loadFile(kind, scope, f, file, knownReal, counts, diagnostics);
 			if (layer) layers.push(layer);
 		} catch (error) {
 			// A safety net: validation is written not to throw, but one file must never stop the load.
@@ -169,8 +197,9 @@ function loadScopeFiles(kind: EntryKind, scope: FileScope, show: (path: string) 
 function loadFile(
 	kind: EntryKind,
 	scope: FileScope,
-	f: { path: string; stem: string; ext: string },
+	f: KindFile,
 	file: string,
+	knownReal: string | undefined,
 	counts: Map<string, string[]>,
 	diagnostics: Diagnostic[],
 ): EntryLayer | null {
@@ -183,14 +212,12 @@ function loadFile(
 		);
 		return null;
 	}
-	let text: string;
-	try {
-		text = readFileSync(f.path, "utf8");
-	} catch (error) {
-		const cause = (error as NodeJS.ErrnoException).code ?? String(error);
-		diagnostics.push(fileDiagnostic(file, start, "parse-error", `cannot read the file (${cause}); it is skipped`, "check the file's permissions"));
+	const read = readFileUnder(f.path, scope.rule, knownReal);
+	if (!read.ok) {
+		diagnostics.push(readProblemDiagnostic(file, read, "the file", "it is skipped"));
 		return null;
 	}
+	const text = read.text;
 	const isToml = f.ext === ".toml";
 	const parsed: FrontmatterParse = isToml ? withoutBody(parseTomlFields(text)) : parseFrontmatter(text);
 	if (!parsed.ok) {
@@ -206,6 +233,8 @@ function loadFile(
 		name: f.stem,
 		baseDir: dirname(f.path),
 		root: scope.root,
+		confine: scope.scope,
+		maxBytes: scope.rule.maxBytes,
 		textInKeys: isToml,
 		toolKinds: scope.toolKinds,
 	});

@@ -5,10 +5,10 @@
  * diagnostic keeps its position; a bad value drops only its entry. Inline `roles` / `personas`
  * entries come out as entry layers for the scope merge.
  */
-import { readFileSync } from "node:fs";
 import type { Diagnostic, DiagnosticCode, Severity } from "../core/diagnostics.ts";
 import { isInherit, nameKey, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
 import { showValue, validateLayer } from "./keys.ts";
+import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CEILING, readFileUnder, readProblemDiagnostic } from "./read-confined.ts";
 import { type Pos, parseYamlMapping, type RawField, type RawValue } from "./raw.ts";
 import { suggestKey } from "./suggest.ts";
 import type { EntryLayer, Scope, Settings, ToolKind } from "./types.ts";
@@ -22,6 +22,8 @@ export interface SettingsSource {
 	scope: "user" | "project";
 	/** The scope root: inline entries' files resolve against it and must stay inside it. */
 	root: string;
+	/** The real path of a project root, when known (ADR 0060: project files are confined by real path). */
+	realRoot?: string;
 	/**
 	 * Whether settings that widen access are honoured from this file, and whether it may loosen
 	 * the narrowing ones of the files below it (ADR 0073).
@@ -63,6 +65,7 @@ const TOP_KEYS = [
 	"childExtensions",
 	"worktree",
 	"maxResultChars",
+	"maxFileBytes",
 	"strict",
 ];
 
@@ -82,12 +85,17 @@ export function defaultSettings(): Settings {
 		childExtensions: { exclude: [] },
 		worktree: { baseDir: null, allowSharedFallback: false },
 		maxResultChars: 50_000,
+		maxFileBytes: DEFAULT_MAX_FILE_BYTES,
 		strict: false,
 		files: [],
 	};
 }
 
-/** Reads and merges the settings files, lowest priority first. Missing files are skipped. */
+/**
+ * Reads and merges the settings files, lowest priority first. Missing files are skipped. Each file
+ * is read under the size limit the files before it set; `maxFileBytes` is settled before any
+ * inline entry's file is checked, so every file of the load sees the same limit.
+ */
 export function loadSettings(sources: SettingsSource[]): SettingsResult {
 	const settings = defaultSettings();
 	const roles: EntryLayer<"role">[] = [];
@@ -95,13 +103,15 @@ export function loadSettings(sources: SettingsSource[]): SettingsResult {
 	const diagnostics: Diagnostic[] = [];
 	const origins = new Map<EntryLayer, { file: string; pos: Pos }>();
 	const projectTypeKeys: TypeKey[] = [];
+	const parsedFiles: { source: SettingsSource; fields: RawField[] }[] = [];
 	for (const source of sources) {
-		let text: string;
-		try {
-			text = readFileSync(source.path, "utf8");
-		} catch {
+		const rule = { confine: source.scope, root: source.root, maxBytes: settings.maxFileBytes, ...(source.realRoot ? { realRoot: source.realRoot } : {}) };
+		const read = readFileUnder(source.path, rule);
+		if (!read.ok) {
+			if (read.code !== "missing-file") diagnostics.push(readProblemDiagnostic(source.display, read, "the settings file", "the whole file is ignored"));
 			continue;
 		}
+		const text = read.text;
 		settings.files.unshift(source.display);
 		const parsed = parseYamlMapping(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 		if (!parsed.ok) {
@@ -110,15 +120,43 @@ export function loadSettings(sources: SettingsSource[]): SettingsResult {
 			);
 			continue;
 		}
+		settings.maxFileBytes = fileLimit(source, parsed.fields, settings.maxFileBytes, diagnostics);
+		parsedFiles.push({ source, fields: parsed.fields });
+	}
+	for (const { source, fields } of parsedFiles) {
 		try {
-			applyFile(source, parsed.fields, settings, roles, personas, origins, diagnostics);
-			if (source.scope === "project") projectTypeKeys.push(...typeKeysOf(source.display, parsed.fields));
+			applyFile(source, fields, settings, roles, personas, origins, diagnostics);
+			if (source.scope === "project") projectTypeKeys.push(...typeKeysOf(source.display, fields));
 		} catch (error) {
 			// A safety net: validation is written not to throw, but settings must never stop the load.
 			diagnostics.push(at("error", source.display, { line: 1, column: 1 }, "parse-error", `cannot load the file (${(error as Error).message})`, "report this as a cadre bug"));
 		}
 	}
 	return { settings, roles, personas, origins, projectTypeKeys, diagnostics };
+}
+
+/**
+ * The size limit after one settings file's `maxFileBytes`: any file may lower it; only user
+ * settings and a trusted project may raise it (a cloned repository must not make cadre buffer
+ * gigabytes).
+ */
+function fileLimit(source: SettingsSource, fields: RawField[], current: number, diagnostics: Diagnostic[]): number {
+	const field = fields.find((f) => f.key === "maxFileBytes");
+	if (!field) return current;
+	const value = field.val.value;
+	if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_FILE_BYTES_CEILING) {
+		diagnostics.push(
+			at("error", source.display, field.val.pos, "bad-value", `maxFileBytes expects a whole number of bytes from 1 to ${MAX_FILE_BYTES_CEILING}: ${showValue(value)}`, "fix the value; until then the limit stays"),
+		);
+		return current;
+	}
+	if (value > current && !source.trusted) {
+		diagnostics.push(
+			at("warning", source.display, field.keyPos, "untrusted-setting", "maxFileBytes in project settings may only lower the limit: the project is not trusted", "trust the project in pi, or raise maxFileBytes in the user settings"),
+		);
+		return current;
+	}
+	return value;
 }
 
 function typeKeysOf(file: string, fields: RawField[]): TypeKey[] {
@@ -180,6 +218,8 @@ function applyFile(
 				if (positiveInt(val, 1)) settings.maxResultChars = val.value as number;
 				else bad(val, "maxResultChars", "expects a whole number of at least 1");
 				break;
+			case "maxFileBytes":
+				break; // settled before the entries (fileLimit)
 			case "strict":
 				if (typeof val.value === "boolean") settings.strict = val.value;
 				else bad(val, "strict", "expects true or false");
@@ -274,10 +314,10 @@ function applyFile(
 				}
 				break;
 			case "roles":
-				inline("role", source, objectOf(field) ?? [], roles, origins, diagnostics);
+				inline("role", source, objectOf(field) ?? [], roles, origins, diagnostics, settings.maxFileBytes);
 				break;
 			case "personas":
-				inline("persona", source, objectOf(field) ?? [], personas, origins, diagnostics);
+				inline("persona", source, objectOf(field) ?? [], personas, origins, diagnostics, settings.maxFileBytes);
 				break;
 			default:
 				diagnostics.push(unknown(file, field, TOP_KEYS, "subagents.json"));
@@ -305,6 +345,7 @@ function inline<K extends "role" | "persona">(
 	out: EntryLayer<K>[],
 	origins: Map<EntryLayer, { file: string; pos: Pos }>,
 	diagnostics: Diagnostic[],
+	maxBytes: number,
 ): void {
 	const file = source.display;
 	const scope: Scope = source.scope === "project" ? "project-inline" : "user-inline";
@@ -330,6 +371,8 @@ function inline<K extends "role" | "persona">(
 			name: entry.key,
 			baseDir: source.root,
 			root: source.root,
+			confine: source.scope,
+			maxBytes,
 			textInKeys: true,
 		});
 		diagnostics.push(...result.diagnostics);

@@ -43,6 +43,13 @@ export interface FileRef {
 	root: string;
 	/** Display form of the declaring file (for messages). */
 	declaredIn: string;
+	/**
+	 * How the root confines it (ADR 0060): `project` (default) on the real path; `user` on the path
+	 * as written, following the user's own symlinks.
+	 */
+	confine?: "project" | "user";
+	/** The size limit in bytes when read (default 1 MiB). */
+	maxBytes?: number;
 }
 
 export interface IoSpec {
@@ -189,6 +196,8 @@ export interface Settings {
 	childExtensions: { exclude: string[] };
 	worktree: { baseDir: string | null; allowSharedFallback: boolean };
 	maxResultChars: number;
+	/** The size limit per file read (1 MiB); raised by user settings or a trusted project only (ADR 0060). */
+	maxFileBytes: number;
 	strict: boolean;
 	/** The settings files that exist, highest first. */
 	files: string[];

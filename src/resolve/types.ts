@@ -66,7 +66,9 @@ export interface ModelCatalog {
 }
 
 /** Reading a `prompt_file`/`instructions_file` at spawn time, confined to its scope root. */
-export type ReadResult = { ok: true; text: string } | { ok: false; code: "missing-file" | "path-escape"; message: string };
+export type ReadResult =
+	| { ok: true; text: string }
+	| { ok: false; code: "missing-file" | "path-escape" | "not-a-file" | "file-too-large"; message: string };
 
 export interface SpawnReader {
 	read(ref: FileRef): ReadResult;

@@ -248,7 +248,7 @@ export function defaultThinkingLevel(agentDir: string, cwd: string = agentDir): 
 // parent's model runtime, the extension set children load, the call-time capability guard, and a
 // small handle the run lifecycle drives without touching pi types.
 
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -272,6 +272,7 @@ import {
 	VERSION as PI_VERSION,
 } from "@earendil-works/pi-coding-agent";
 import type { ThinkingLevel } from "../core/values.ts";
+import { DEFAULT_MAX_FILE_BYTES, type ReadRule, readFileUnder } from "../files/read-confined.ts";
 
 /** The pi versions this adapter is written against (`>=1.6.0 <2`). */
 export const SUPPORTED_PI_RANGE = ">=1.6.0 <2";
@@ -309,13 +310,17 @@ function realOrSelf(path: string): string {
 	}
 }
 
+/** An extension's `package.json`: a regular file, bounded (ADR 0060), wherever the extension lives. */
+const MANIFEST_RULE: ReadRule = { confine: "any", root: "/", maxBytes: DEFAULT_MAX_FILE_BYTES };
+
 /** The nearest directory above `path` holding a `package.json`, with the package's name. */
 function packageOf(path: string): { dir: string; name: string | null } | null {
 	for (let dir = dirname(path); ; dir = dirname(dir)) {
 		const manifest = join(dir, "package.json");
 		if (existsSync(manifest)) {
 			try {
-				const name = (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name;
+				const read = readFileUnder(manifest, MANIFEST_RULE);
+				const name = read.ok ? (JSON.parse(read.text) as { name?: unknown }).name : null;
 				return { dir, name: typeof name === "string" ? name : null };
 			} catch {
 				return { dir, name: null };

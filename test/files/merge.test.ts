@@ -207,6 +207,8 @@ describe("keys and synonyms", () => {
 			baseDir: `${l.project}/.pi/personas`,
 			root: l.project,
 			declaredIn: ".pi/personas/writer.toml",
+			confine: "project",
+			maxBytes: 1024 * 1024,
 		});
 		expect(p?.keys.inputs?.value).toEqual([{ name: "spec", io_type: "file", required: true, description: null }]);
 		expect(p?.keys.outputs?.value).toEqual([{ name: "doc", io_type: "text", required: false, description: "the page" }]);

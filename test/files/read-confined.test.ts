@@ -57,9 +57,9 @@ describe("readConfined", () => {
 		expect(readConfined(ref("../../texts/alias.md"))).toEqual({ ok: true, text: "Inside text." });
 	});
 
-	it("reports a directory as missing-file", () => {
+	it("reports a directory as not-a-file (ADR 0060)", () => {
 		const { ref } = setup();
-		expect(readConfined(ref("../../texts"))).toMatchObject({ ok: false, code: "missing-file" });
+		expect(readConfined(ref("../../texts"))).toMatchObject({ ok: false, code: "not-a-file" });
 	});
 });
 
@@ -68,7 +68,8 @@ describe("confinement at load time", () => {
 		const l = layout({ "project/.pi/personas/p.md": "---\ninstructions_file: leak.md\n---\nBe p.\n", "secret.txt": "S" });
 		symlinkSync(join(l.root, "secret.txt"), join(l.project, ".pi/personas/leak.md"));
 		const r = l.load();
-		expect(where(r)).toEqual([".pi/personas/p.md:2:20 path-escape"]);
+		// leak.md is a persona file too, so it is refused as one as well (ADR 0060).
+		expect(where(r)).toEqual([".pi/personas/leak.md:1:1 path-escape", ".pi/personas/p.md:2:20 path-escape"]);
 		expect(r.personas.get("p")?.keys.instructions_file?.value.written).toBe("leak.md");
 	});
 

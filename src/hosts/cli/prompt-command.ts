@@ -64,6 +64,8 @@ interface ChildPlace {
 	gitBranch: string | null;
 	worktreeParentDir: string | null;
 	contextFiles: ContextFile[];
+	/** Context files the reader refused (ADR 0060). */
+	problems: Diagnostic[];
 }
 
 function childPlace(config: EffectiveConfig, input: ResolveInput, io: CliIo): ChildPlace {
@@ -71,25 +73,22 @@ function childPlace(config: EffectiveConfig, input: ResolveInput, io: CliIo): Ch
 	const parentCwd = input.parent.cwd;
 	const parentSide = resolvePath(parentCwd, config.cwd);
 	const repoRoot = input.parent.repoRoot ?? null;
+	const problems: Diagnostic[] = [];
+	const found = findContextFiles(parentSide, agentDir, problems, input.loaded.settings.maxFileBytes);
 	if (config.isolation !== "worktree" || repoRoot === null) {
-		return {
-			childCwd: parentSide,
-			gitBranch: readGitBranch(parentSide),
-			worktreeParentDir: null,
-			contextFiles: findContextFiles(parentSide, agentDir),
-		};
+		return { childCwd: parentSide, gitBranch: readGitBranch(parentSide), worktreeParentDir: null, contextFiles: found, problems };
 	}
 	// The worktree does not exist yet: show where it would be, and the context files it would
 	// check out (the repository's files for the same directory, moved into the worktree).
 	const worktreeRoot = join(worktreeRepoDir(repoRoot, agentDir, input.loaded.settings.worktree.baseDir, homeDir), RUN_ID_PLACEHOLDER);
 	const childCwd = join(worktreeRoot, relative(repoRoot, parentSide));
 	const contextFiles: ContextFile[] = [];
-	for (const file of findContextFiles(parentSide, agentDir)) {
+	for (const file of found) {
 		const rel = relative(repoRoot, file.path);
 		if (!rel.startsWith("..") && !isAbsolute(rel)) contextFiles.push({ path: join(worktreeRoot, rel), content: file.content });
 		else if (file.path.startsWith(resolvePath(agentDir))) contextFiles.push(file);
 	}
-	return { childCwd, gitBranch: `cadre/${RUN_ID_PLACEHOLDER}`, worktreeParentDir: repoRoot, contextFiles };
+	return { childCwd, gitBranch: `cadre/${RUN_ID_PLACEHOLDER}`, worktreeParentDir: repoRoot, contextFiles, problems };
 }
 
 /** Resolves, then assembles: the object `--json` prints. */
@@ -121,7 +120,7 @@ export function buildPrompt(input: ResolveInput, parent: ParentPrompt, io: CliIo
 	return {
 		text: assembled.text,
 		sections: assembled.sections,
-		diagnostics: [...resolution, ...assembled.diagnostics],
+		diagnostics: [...resolution, ...place.problems, ...assembled.diagnostics],
 		refused: null,
 	};
 }

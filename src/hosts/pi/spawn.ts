@@ -134,7 +134,7 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 			environment: { platform: process.platform, gitBranch: gitBranch(cwd) },
 			worktreeParentDir,
 			toolGuidance: toolGuidanceLines(config.tools, { snippets: parent.toolSnippets, guidelines: parent.toolGuidelines }),
-			projectContext: cwd === parent.cwd && parent.prompt.kind === "options" ? null : renderProjectContext(findContextFiles(cwd, parent.agentDir)),
+			projectContext: cwd === parent.cwd && parent.prompt.kind === "options" ? null : renderProjectContext(findContextFiles(cwd, parent.agentDir, undefined, loaded.settings.maxFileBytes)),
 		});
 	return {
 		type: result.type,
