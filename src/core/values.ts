@@ -34,7 +34,7 @@ export function normalizeEnum<T extends string>(
 	if (typeof raw !== "string") return null;
 	let value = raw.trim().toLowerCase().replaceAll("_", "-");
 	if (options.thinking && value === "none") value = "off";
-	value = ALIASES[value] ?? value;
+	if (Object.hasOwn(ALIASES, value)) value = ALIASES[value] as string;
 	return (allowed as readonly string[]).includes(value) ? (value as T) : null;
 }
 
@@ -46,6 +46,14 @@ export const normalizeIoType = (raw: unknown) => normalizeEnum(raw, IO_TYPES);
 /** `inherit` (any case) means "not named" for model and thinking (spec 01). */
 export function isInherit(raw: unknown): boolean {
 	return typeof raw === "string" && raw.trim().toLowerCase() === "inherit";
+}
+
+/**
+ * An empty object for keys a user wrote (type names, tool globs): no prototype, so `constructor`
+ * or `__proto__` is a key like any other (issue 9 item 6).
+ */
+export function nameRecord<T>(): Record<string, T> {
+	return Object.create(null) as Record<string, T>;
 }
 
 /** Names of types, roles and personas match case-insensitively: this is the lookup key. */

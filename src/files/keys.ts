@@ -10,6 +10,7 @@ import {
 	ISOLATION_MODES,
 	isInherit,
 	nameKey,
+	nameRecord,
 	normalizeCapability,
 	normalizeIoType,
 	normalizeIsolation,
@@ -193,7 +194,7 @@ interface KeySpec {
 }
 
 function table(entries: Record<string, Checker>, synonyms: Record<string, string>): Record<string, KeySpec> {
-	const out: Record<string, KeySpec> = {};
+	const out = nameRecord<KeySpec>();
 	for (const [key, check] of Object.entries(entries)) out[key] = { canonical: key, check };
 	for (const [synonym, canonical] of Object.entries(synonyms)) {
 		const spec = out[canonical];
@@ -341,7 +342,7 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 			}
 			continue;
 		}
-		const removed = REMOVED[key];
+		const removed = Object.hasOwn(REMOVED, key) ? REMOVED[key] : undefined;
 		if (removed && kind === "definition") {
 			diagnostics.push(diag("warning", ctx.file, field.keyPos, "removed-key", `${key} has no effect: ${removed.why}`, removed.instead));
 			continue;
@@ -357,7 +358,7 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 		}
 		const spec = specs[key];
 		if (!spec) {
-			const misplaced = MISPLACED[kind][key];
+			const misplaced = Object.hasOwn(MISPLACED[kind], key) ? MISPLACED[kind][key] : undefined;
 			if (misplaced) {
 				diagnostics.push(diag("error", ctx.file, field.keyPos, "unknown-key", `${key} is not a ${kind} key`, misplaced));
 			} else if (!ctx.textInKeys && key === TEXT_KEY[kind]) {

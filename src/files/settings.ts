@@ -6,7 +6,7 @@
  * entries come out as entry layers for the scope merge.
  */
 import type { Diagnostic, DiagnosticCode, Severity } from "../core/diagnostics.ts";
-import { isInherit, nameKey, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
+import { isInherit, nameKey, nameRecord, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
 import { showValue, validateLayer } from "./keys.ts";
 import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CEILING, readFileUnder, readProblemDiagnostic } from "./read-confined.ts";
 import { type Pos, parseYamlMapping, type RawField, type RawValue } from "./raw.ts";
@@ -77,11 +77,11 @@ export function defaultSettings(): Settings {
 		maxConcurrent: { value: 4, source: "default" },
 		defaultMaxTurns: null,
 		defaultBackground: null,
-		models: {},
-		thinking: {},
-		invalidPins: { models: {}, thinking: {} },
-		toggle: {},
-		toolKinds: {},
+		models: nameRecord(),
+		thinking: nameRecord(),
+		invalidPins: { models: nameRecord(), thinking: nameRecord() },
+		toggle: nameRecord(),
+		toolKinds: nameRecord(),
 		childExtensions: { exclude: [] },
 		worktree: { baseDir: null, allowSharedFallback: false },
 		maxResultChars: 50_000,

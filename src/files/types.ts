@@ -179,7 +179,10 @@ export interface Entry<K extends EntryKind = EntryKind> {
 
 export type ToolKind = "read" | "write" | "execute";
 
-/** Layered `subagents.json` (spec 01 "Settings"). Type-name keys are stored lower-cased. */
+/**
+ * Layered `subagents.json` (spec 01 "Settings"). Type-name keys are stored lower-cased, in records
+ * without a prototype (`nameRecord()`), so a type called `constructor` finds only its own entry.
+ */
 export interface Settings {
 	maxConcurrent: Sourced<number>;
 	defaultMaxTurns: Sourced<number> | null;

@@ -44,7 +44,7 @@ const MODE_KEEPS: Record<CapabilityMode, ReadonlySet<ToolKind> | null> = {
  * from the first matching `toolKinds` glob (exact names before globs), else unknown (null).
  */
 export function toolKind(name: string, toolKinds: Readonly<Record<string, ToolKind>> = {}): ToolKind | null {
-	const builtin = BUILTIN_TOOL_KINDS[name];
+	const builtin = Object.hasOwn(BUILTIN_TOOL_KINDS, name) ? BUILTIN_TOOL_KINDS[name] : undefined;
 	if (builtin) return builtin;
 	if (TOOLS_THAT_CALL_TOOLS.has(name)) return null;
 	const exact = Object.hasOwn(toolKinds, name) ? toolKinds[name] : undefined;

@@ -720,8 +720,8 @@ import type { ToolGuidanceSource } from "../prompt/tool-guidance.ts";
 
 /** Snippets and guidelines of pi's built-in tools, as pi writes them into its default prompt. */
 export function builtinToolGuidance(cwd: string): ToolGuidanceSource {
-	const snippets: Record<string, string> = {};
-	const guidelines: Record<string, string[]> = {};
+	const snippets: Record<string, string> = Object.create(null);
+	const guidelines: Record<string, string[]> = Object.create(null);
 	for (const create of [piReadTool, piBashTool, piPowerShellTool, piEditTool, piWriteTool, piGrepTool, piFindTool, piLsTool]) {
 		const tool = create(cwd);
 		if (tool.promptSnippet) snippets[tool.name] = tool.promptSnippet;

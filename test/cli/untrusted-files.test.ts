@@ -72,13 +72,12 @@ describe("agent files named after Object.prototype members", () => {
 		expect(list.json.diagnostics).toEqual([]);
 		const rows = new Map(list.json.entries.map((e) => [e.name, e]));
 		expect(["constructor", "__proto__", "toString"].map((name) => rows.get(name)?.enabled)).toEqual([true, true, false]);
-		for (const type of ["constructor", "__proto__"]) {
-			const explain = runCliJson<{ refused: unknown; config: { description: string } | null }>(
-				["explain", type, "--cwd", p.dir, "--parent-model", "test/parent-model"],
-				{ env: p.env },
-			);
-			expect(explain.json.refused).toBeNull();
-		}
+		const explain = runCliJson<{ refused: unknown; config: { standingInstructions: string } | null }>(
+			["explain", "__proto__", "--cwd", p.dir, "--parent-model", "test/parent-model"],
+			{ env: p.env },
+		);
+		expect(explain.json.refused).toBeNull();
+		expect(explain.json.config?.standingInstructions).toBe("Proto.");
 	});
 });
 
