@@ -18,6 +18,7 @@ export type DiagnosticCode =
 	| "path-escape"
 	| "not-a-file"
 	| "file-too-large"
+	| "ignored-file"
 	| "orphan-role"
 	| "reserved-name"
 	| "orphan-setting"

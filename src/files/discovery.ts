@@ -87,7 +87,15 @@ export interface KindFile {
 	ext: string;
 	/** The listing says it is a regular file (not a symlink, FIFO or device). */
 	regular: boolean;
+	/**
+	 * Not an entry (ADR 0062): `readme` — a `README.md` describing the folder, skipped; `format` —
+	 * a `.toml` where only Markdown is read (definitions), ignored with a warning.
+	 */
+	stray: "readme" | "format" | null;
 }
+
+/** Extensions a kind folder is searched for: the kind's own, and `.toml` everywhere so a stray one is reported. */
+const LISTED_EXTENSIONS = [".md", ".toml"];
 
 /**
  * Entry files of one kind in one directory (sorted by name); none when it does not exist. Every
@@ -106,11 +114,12 @@ export function listKindFiles(dir: string, kind: EntryKind): KindFile[] {
 	const out: KindFile[] = [];
 	for (const { name, regular } of found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
 		if (name.startsWith(".")) continue;
-		const ext = KIND_EXTENSIONS[kind].find((e) => name.toLowerCase().endsWith(e));
+		const ext = LISTED_EXTENSIONS.find((e) => name.toLowerCase().endsWith(e));
 		if (!ext) continue;
 		const stem = name.slice(0, -ext.length);
 		if (stem === "") continue;
-		out.push({ path: join(dir, name), stem, ext, regular });
+		const stray = ext === ".md" && stem.toLowerCase() === "readme" ? "readme" : KIND_EXTENSIONS[kind].includes(ext) ? null : "format";
+		out.push({ path: join(dir, name), stem, ext, regular, stray });
 	}
 	return out;
 }

@@ -15,7 +15,7 @@ import { confine, type ReadRule, readFileUnder, readProblemDiagnostic, realRootO
 import { type FrontmatterParse, parseFrontmatter, parseTomlFields, type Pos, type RawParse } from "./raw.ts";
 import { loadSettings, type SettingsSource } from "./settings.ts";
 import { suggestKey } from "./suggest.ts";
-import type { Entry, EntryKind, EntryLayer, LoadOptions, LoadResult, Scope, Settings, Sourced } from "./types.ts";
+import type { Entry, EntryKind, EntryLayer, LoadOptions, LoadResult, Scope, Settings, SkippedFile, Sourced } from "./types.ts";
 
 const KINDS: readonly EntryKind[] = ["definition", "role", "persona"];
 
@@ -36,6 +36,7 @@ export function loadAll(options: LoadOptions): LoadResult {
 	const projectDir = findProjectDir(options.cwd, options.agentDir, options.homeDir);
 	const show = (path: string) => displayPath(path, projectDir);
 	const diagnostics: Diagnostic[] = [];
+	const skipped: SkippedFile[] = [];
 	const project = projectDir === null ? null : projectFiles(projectDir, show, diagnostics);
 
 	const settingsSources: SettingsSource[] = [
@@ -70,7 +71,7 @@ export function loadAll(options: LoadOptions): LoadResult {
 	};
 	const toolKinds = loadedSettings.settings.toolKinds;
 	for (const kind of KINDS) {
-		for (const scope of scopes) layersByKind[kind].push(...loadScopeFiles(kind, { ...scope, toolKinds }, show, diagnostics));
+		for (const scope of scopes) layersByKind[kind].push(...loadScopeFiles(kind, { ...scope, toolKinds }, show, diagnostics, skipped));
 	}
 
 	const definitions = mergeKind(layersByKind.definition as EntryLayer<"definition">[]);
@@ -116,6 +117,7 @@ export function loadAll(options: LoadOptions): LoadResult {
 		personas,
 		settings: loadedSettings.settings,
 		diagnostics,
+		skipped,
 	};
 }
 
@@ -157,11 +159,17 @@ function fileDiagnostic(file: string, pos: Pos, code: Diagnostic["code"], messag
 	return { severity: "error", file, line: pos.line, column: pos.column, code, message, hint };
 }
 
-/** Reads one kind's folder of one scope into layers; skipped files only add diagnostics. */
-function loadScopeFiles(kind: EntryKind, scope: FileScope, show: (path: string) => string, diagnostics: Diagnostic[]): EntryLayer[] {
+/** Reads one kind's folder of one scope into layers; skipped files only add diagnostics (or a `skipped` row). */
+function loadScopeFiles(
+	kind: EntryKind,
+	scope: FileScope,
+	show: (path: string) => string,
+	diagnostics: Diagnostic[],
+	skipped: SkippedFile[],
+): EntryLayer[] {
 	const dir = join(scope.base, KIND_DIRS[kind]);
-	const files = listKindFiles(dir, kind);
-	if (files.length === 0) return [];
+	const listed = listKindFiles(dir, kind);
+	if (listed.length === 0) return [];
 	const dirShown = show(dir);
 	const where = confine(dir, scope.rule);
 	if (!where.ok) {
@@ -169,6 +177,8 @@ function loadScopeFiles(kind: EntryKind, scope: FileScope, show: (path: string) 
 		return [];
 	}
 	const showFile = (f: KindFile) => `${dirShown}/${f.path.slice(dir.length + 1)}`;
+	for (const f of listed) if (f.stray !== null) reportStray(kind, f, showFile(f), diagnostics, skipped);
+	const files = listed.filter((f) => f.stray === null);
 	const counts = new Map<string, string[]>();
 	for (const f of files) {
 		const key = nameKey(f.stem);
@@ -191,6 +201,23 @@ function loadScopeFiles(kind: EntryKind, scope: FileScope, show: (path: string) 
 		}
 	}
 	return layers;
+}
+
+/** A README is skipped (and listed as such); a file in a format the kind does not read is a warning (ADR 0062). */
+function reportStray(kind: EntryKind, f: KindFile, file: string, diagnostics: Diagnostic[], skipped: SkippedFile[]): void {
+	if (f.stray === "readme") {
+		skipped.push({ path: file, reason: `a README describes the folder; it is never a ${kind}` });
+		return;
+	}
+	diagnostics.push({
+		severity: "warning",
+		file,
+		line: 1,
+		column: 1,
+		code: "ignored-file",
+		message: `${basename(f.path)} is ignored: ${kind}s are Markdown files with a --- frontmatter block, never TOML`,
+		hint: `write it as ${f.stem}.md (its keys between --- lines, its text below), or remove it`,
+	});
 }
 
 /** One file: parse, validate, and return its layer (null when skipped). */

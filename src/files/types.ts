@@ -228,4 +228,14 @@ export interface LoadResult {
 	settings: Settings;
 	/** Every load diagnostic, sorted by file, line, column. */
 	diagnostics: Diagnostic[];
+	/** Files in kind folders that are not entries and are no problem (a README), in load order. */
+	skipped: SkippedFile[];
+}
+
+/** A file the loader passed over on purpose (ADR 0062). */
+export interface SkippedFile {
+	/** Display path. */
+	path: string;
+	/** Why, in a few words. */
+	reason: string;
 }

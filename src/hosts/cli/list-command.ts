@@ -6,7 +6,7 @@ import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { Diagnostic } from "../../core/diagnostics.ts";
-import { dim, safeFields } from "../../core/terminal-text.ts";
+import { dim, safeFields, safeLine } from "../../core/terminal-text.ts";
 import { describeEntry } from "../../files/describe.ts";
 import { agentDirFrom } from "../../files/discovery.ts";
 import { loadAll } from "../../files/load.ts";
@@ -89,7 +89,7 @@ export async function runList(opts: CommonOptions, io: CliIo): Promise<number> {
 	const rows = listEntries(loaded);
 	if (opts.json) {
 		io.out(
-			`${JSON.stringify({ projectDir: loaded.projectDir, agentDir: loaded.agentDir, entries: rows, diagnostics: loaded.diagnostics }, null, 2)}\n`,
+			`${JSON.stringify({ projectDir: loaded.projectDir, agentDir: loaded.agentDir, entries: rows, skipped: loaded.skipped, diagnostics: loaded.diagnostics }, null, 2)}\n`,
 		);
 		return EXIT_OK;
 	}
@@ -108,6 +108,10 @@ export async function runList(opts: CommonOptions, io: CliIo): Promise<number> {
 	];
 	const lines = alignColumns(table);
 	io.out(`${lines.map((line, i) => (i === 0 && color ? dim(line) : line)).join("\n")}\n`);
+	for (const skipped of loaded.skipped) {
+		const line = `skipped: ${safeLine(skipped.path)} (${skipped.reason})`;
+		io.out(`${color ? dim(line) : line}\n`);
+	}
 	if (loaded.diagnostics.length > 0) {
 		io.err(`${problemSummary(loaded.diagnostics)} while loading — run \`cadre check\` for details\n`);
 	}

@@ -89,6 +89,7 @@ export function loaded(spec: LoadSpec = {}): LoadResult {
 		personas: byKey(spec.personas ?? []),
 		settings: settings(spec.settings),
 		diagnostics: spec.diagnostics ?? [],
+		skipped: [],
 	};
 }
 
