@@ -4,7 +4,7 @@
  * the trees and can position every diagnostic on the offending key or value.
  */
 import { parse as parseToml } from "smol-toml";
-import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { Composer, type CST, type Document, isMap, isScalar, isSeq, LineCounter, type Node, Parser, YAMLParseError } from "yaml";
 
 /** A 1-based line and column. */
 export interface Pos {
@@ -43,12 +43,56 @@ export type FrontmatterParse =
 
 const START = { line: 1, column: 1 };
 
+/**
+ * Collections may nest this deep, no deeper. `yaml` composes nested collections recursively, and a
+ * file nested a few thousand levels made V8 abort the process; nothing cadre reads nests past a
+ * handful. Checked on yaml's token tree, which is built without recursion, before composing.
+ */
+export const MAX_NESTING = 64;
+
+const NESTING_MESSAGE = `collections are nested more than ${MAX_NESTING} levels deep`;
+
+const COLLECTIONS = new Set(["block-map", "block-seq", "flow-collection"]);
+
+/** Offset of the first collection nested deeper than MAX_NESTING in yaml's tokens, or null. */
+function tooDeep(tokens: readonly CST.Token[]): number | null {
+	const stack = tokens.map((token) => ({ token, depth: 0 }));
+	for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+		const depth = COLLECTIONS.has(next.token.type) ? next.depth + 1 : next.depth;
+		if (depth > MAX_NESTING) return next.token.offset;
+		const t = next.token as { value?: unknown; items?: { key?: CST.Token | null; value?: CST.Token | null }[] };
+		if (t.value !== null && typeof t.value === "object") stack.push({ token: t.value as CST.Token, depth });
+		for (const item of t.items ?? []) {
+			if (item.key) stack.push({ token: item.key, depth });
+			if (item.value) stack.push({ token: item.value, depth });
+		}
+	}
+	return null;
+}
+
+/** yaml's `parseDocument`, with the nesting checked between parsing and composing; null when too deep. */
+function composeDocument(text: string, lineCounter: LineCounter): Document | { tooDeep: number } {
+	const tokens = Array.from(new Parser(lineCounter.addNewLine).parse(text));
+	const deep = tooDeep(tokens);
+	if (deep !== null) return { tooDeep: deep };
+	const composer = new Composer({ prettyErrors: false, uniqueKeys: true, strict: true });
+	let doc: Document | null = null;
+	for (const next of composer.compose(tokens, true, text.length)) {
+		if (doc === null) doc = next as Document;
+		else {
+			doc.errors.push(new YAMLParseError(next.range.slice(0, 2) as [number, number], "MULTIPLE_DOCS", "Source contains multiple documents"));
+			break;
+		}
+	}
+	return doc as Document;
+}
+
 /** Parses a YAML (or JSON) mapping document; `lineOffset` is added to every line. */
 export function parseYamlMapping(text: string, lineOffset = 0): RawParse {
 	const lineCounter = new LineCounter();
-	let doc: Document;
+	let composed: Document | { tooDeep: number };
 	try {
-		doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
+		composed = composeDocument(text, lineCounter);
 	} catch (error) {
 		return { ok: false, error: { pos: { line: 1 + lineOffset, column: 1 }, message: String(error) } };
 	}
@@ -56,6 +100,8 @@ export function parseYamlMapping(text: string, lineOffset = 0): RawParse {
 		const lp = lineCounter.linePos(offset);
 		return { line: lp.line + lineOffset, column: lp.col };
 	};
+	if ("tooDeep" in composed) return { ok: false, error: { pos: at(composed.tooDeep), message: NESTING_MESSAGE } };
+	const doc = composed;
 	const first = doc.errors[0];
 	if (first) return { ok: false, error: { pos: at(first.pos[0]), message: oneLine(first.message) } };
 	const contents = doc.contents;
@@ -181,7 +227,7 @@ export function fastFrontmatter(lines: string[], lineOffset: number): RawField[]
 		if (text === "") {
 			const next = lines[i + 1] ?? "";
 			if (i + 1 < to && /^\s/.test(next) && next.trim() !== "") return null;
-			fields.push({ key, keyPos, val: { value: null, pos: { line: lineNo, column: key.length + 2 } } });
+			fields.push({ key, keyPos, val: { value: null, pos: valuePos } });
 			continue;
 		}
 		if (text.startsWith("[") && text.endsWith("]")) {
@@ -213,10 +259,11 @@ export function fastFrontmatter(lines: string[], lineOffset: number): RawField[]
 export function parseTomlFields(text: string): RawParse {
 	let data: Record<string, unknown>;
 	try {
-		data = parseToml(text) as Record<string, unknown>;
+		data = parseToml(text, { maxDepth: MAX_NESTING }) as Record<string, unknown>;
 	} catch (error) {
 		const e = error as { line?: number; column?: number; message?: string };
-		const message = oneLine(String(e.message ?? error).replace(/^Invalid TOML document:\s*/, ""));
+		const raw = oneLine(String(e.message ?? error).replace(/^Invalid TOML document:\s*/, ""));
+		const message = raw.includes("excessively nested") ? NESTING_MESSAGE : raw;
 		return { ok: false, error: { pos: { line: e.line ?? 1, column: e.column ?? 1 }, message } };
 	}
 	const lines = text.split(/\r?\n/);

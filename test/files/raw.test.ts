@@ -15,6 +15,8 @@ const AGREE = [
 	"description: 12 monkeys\nmodel: a:b",
 	"tools: [1, true, null, x]",
 	"description: -starts with dash\nmax_turns: -3\nx: ?q",
+	// found by test/fuzz/parsers.test.ts: an empty value after spaces is positioned after them
+	"description: \nmodel:   \nthinking:",
 ];
 
 const FALLBACK = [
