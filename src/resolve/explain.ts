@@ -6,6 +6,8 @@
  */
 import { compareDiagnostics, type Diagnostic, formatDiagnostic } from "../core/diagnostics.ts";
 import { bold, red } from "../core/terminal-text.ts";
+import { showValue } from "../files/keys.ts";
+import { MAX_NESTING } from "../files/raw.ts";
 import { CONFIG_FIELDS } from "./order.ts";
 import { resolve } from "./resolve.ts";
 import type { Candidate, ResolveInput, ResolveResult, TraceEntry } from "./types.ts";
@@ -51,14 +53,20 @@ export function explain(input: ResolveInput): ExplainJson {
 
 const MAX_VALUE = 48;
 
+/** One item of a listed value; objects as JSON (a TOML table has no prototype, so no `toString`). */
+function listItem(item: unknown): string {
+	if (item === null || item === undefined) return "";
+	return typeof item === "object" ? showValue(item) : String(item);
+}
+
 /** A value in one table cell: null as `—`, lists joined, long text cut to its start and length. */
 export function formatValue(value: unknown): string {
 	if (value === null || value === undefined) return "—";
-	if (Array.isArray(value)) return value.length === 0 ? "(none)" : value.join(", ");
+	if (Array.isArray(value)) return value.length === 0 ? "(none)" : value.flat(MAX_NESTING).map(listItem).join(", ");
 	if (typeof value === "object") {
 		const record = value as Record<string, unknown>;
 		if (typeof record.name === "string" && typeof record.source === "string") return `${record.name} (${record.source})`;
-		return JSON.stringify(value);
+		return showValue(value);
 	}
 	const text = String(value);
 	const firstLine = text.split("\n")[0] ?? "";
