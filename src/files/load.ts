@@ -4,7 +4,7 @@
  * and merges them by scope. Synchronous and fast: it runs at every spawn. Never throws on bad
  * input; every problem is a positioned diagnostic and one bad file never hides another.
  */
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import { compareDiagnostics, type Diagnostic, type DiagnosticCode } from "../core/diagnostics.ts";
 import { nameKey } from "../core/values.ts";
 import { bundledDefinitions } from "./builtins.ts";
@@ -191,7 +191,7 @@ function loadScopeFiles(
 	for (const f of files) {
 		const file = showFile(f);
 		// A regular file listed in a confined directory is where the directory really is.
-		const knownReal = f.regular ? join(where.path, basename(f.path)) : undefined;
+		const knownReal = f.regular ? `${where.path}${sep}${f.path.slice(dir.length + 1)}` : undefined;
 		try {
 			const layer = loadFile(kind, scope, f, file, knownReal, counts, diagnostics);
 			if (layer) layers.push(layer);

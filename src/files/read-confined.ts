@@ -150,9 +150,11 @@ function readBounded(fd: number, size: number, maxBytes: number): Buffer | null 
 			buffer.copy(grown, 0, 0, length);
 			buffer = grown;
 		}
-		const n = readSync(fd, buffer, length, buffer.length - length, null);
-		if (n === 0) return buffer.subarray(0, length);
+		const wanted = buffer.length - length;
+		const n = readSync(fd, buffer, length, wanted, null);
 		length += n;
+		// A short read of a regular file is its end (one read for a file whose size fstat told).
+		if (n < wanted) return buffer.subarray(0, length);
 	}
 }
 
