@@ -37,6 +37,8 @@ export interface ReadRule {
 	/** The real path of `root`, when the caller already knows it (saves one lookup per file). */
 	realRoot?: string;
 	maxBytes: number;
+	/** Read only the first `maxBytes` of a larger file instead of refusing it (a session file's header). */
+	head?: boolean;
 }
 
 export interface ReadProblem {
@@ -116,8 +118,9 @@ function typeProblem(stat: Stats): ReadProblem | null {
 	return problem("not-a-file", "is not a regular file");
 }
 
-function sizeProblem(size: number, maxBytes: number): ReadProblem | null {
-	return size > maxBytes ? problem("file-too-large", `is ${formatBytes(size)}, over the ${formatBytes(maxBytes)} limit`) : null;
+function sizeProblem(size: number, rule: ReadRule): ReadProblem | null {
+	if (rule.head || size <= rule.maxBytes) return null;
+	return problem("file-too-large", `is ${formatBytes(size)}, over the ${formatBytes(rule.maxBytes)} limit`);
 }
 
 function errnoProblem(error: unknown): ReadProblem {
@@ -136,16 +139,16 @@ export function checkFile(path: string, rule: ReadRule): FileCheck {
 	} catch (error) {
 		return errnoProblem(error);
 	}
-	return typeProblem(stat) ?? sizeProblem(stat.size, rule.maxBytes) ?? where;
+	return typeProblem(stat) ?? sizeProblem(stat.size, rule) ?? where;
 }
 
-/** The bytes of an open regular file, at most `maxBytes` (null when there are more). */
-function readBounded(fd: number, size: number, maxBytes: number): Buffer | null {
+/** The bytes of an open regular file, at most `maxBytes` (more: null, or with `head` the first `maxBytes`). */
+function readBounded(fd: number, size: number, maxBytes: number, head: boolean): Buffer | null {
 	let buffer = Buffer.allocUnsafe(Math.min(size, maxBytes) + 1);
 	let length = 0;
 	for (;;) {
 		if (length === buffer.length) {
-			if (buffer.length > maxBytes) return null;
+			if (buffer.length > maxBytes) return head ? buffer.subarray(0, maxBytes) : null;
 			const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
 			buffer.copy(grown, 0, 0, length);
 			buffer = grown;
@@ -168,9 +171,9 @@ function readOpen(real: string, rule: ReadRule, follow: boolean): FileRead | "sw
 	}
 	try {
 		const stat = fstatSync(fd);
-		const bad = typeProblem(stat) ?? sizeProblem(stat.size, rule.maxBytes);
+		const bad = typeProblem(stat) ?? sizeProblem(stat.size, rule);
 		if (bad) return bad;
-		const bytes = readBounded(fd, stat.size, rule.maxBytes);
+		const bytes = readBounded(fd, stat.size, rule.maxBytes, rule.head === true);
 		if (bytes === null) return problem("file-too-large", `grew past the ${formatBytes(rule.maxBytes)} limit while being read`);
 		return { ok: true, text: bytes.toString("utf8"), path: real };
 	} catch (error) {

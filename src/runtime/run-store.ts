@@ -7,14 +7,15 @@
  * is skipped with a `run-record-invalid` diagnostic. A record left queued or running by a process
  * that is gone loads as `interrupted`.
  */
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type Static, Type } from "typebox";
 import { Compile } from "typebox/compile";
 import type { Diagnostic } from "../core/diagnostics.ts";
 import { CAPABILITY_MODES, ISOLATION_MODES, THINKING_LEVELS } from "../core/values.ts";
+import { readFileUnder } from "../files/read-confined.ts";
 import { formatOwner, ownerState, parseOwner } from "./owner.ts";
 import { isResolutionDiagnostic } from "./result.ts";
 import type { RecordWriter, RunRecord } from "./runs.ts";
@@ -213,40 +214,6 @@ export function recordWriter(dir: string): RecordWriter {
 	return { save: (run) => saveRun(dir, run), saveNow: (run) => saveRunNow(dir, run) };
 }
 
-/**
- * The text of a regular file of at most `maxBytes` (or, with `head`, its first `maxBytes`), never
- * blocking on a FIFO or device, never following a symbolic link.
- */
-export function readRegularFile(file: string, maxBytes: number, options: { head?: boolean } = {}): { ok: true; text: string } | { ok: false; reason: string } {
-	let fd: number;
-	try {
-		fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-	} catch (error) {
-		const code = (error as NodeJS.ErrnoException).code;
-		return { ok: false, reason: code === "ELOOP" ? "it is a symbolic link, not a regular file" : `it cannot be read: ${(error as Error).message}` };
-	}
-	try {
-		const stat = fstatSync(fd);
-		if (!stat.isFile()) return { ok: false, reason: "it is not a regular file" };
-		if (stat.size > maxBytes && !options.head) return { ok: false, reason: `it is ${stat.size} bytes, over the ${maxBytes} allowed` };
-		// Read at most one byte past the limit: a file that grows while read is still bounded.
-		const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
-		let length = 0;
-		for (;;) {
-			const read = readSync(fd, buffer, length, buffer.length - length, null);
-			if (read === 0) break;
-			length += read;
-			if (length === buffer.length) break;
-		}
-		if (length > maxBytes && !options.head) return { ok: false, reason: `it is over the ${maxBytes} bytes allowed` };
-		return { ok: true, text: buffer.subarray(0, Math.min(length, maxBytes)).toString("utf8") };
-	} catch (error) {
-		return { ok: false, reason: `it cannot be read: ${(error as Error).message}` };
-	} finally {
-		closeSync(fd);
-	}
-}
-
 function invalid(file: string, reason: string): Diagnostic {
 	return {
 		severity: "warning",
@@ -297,8 +264,9 @@ function runFrom(stored: StoredRecord, owner: NonNullable<ReturnType<typeof pars
 
 /** Read one record file: the run, or why it was skipped. */
 export function loadRun(file: string, shownAs: string = file): { ok: true; run: RunRecord } | { ok: false; diagnostic: Diagnostic } {
-	const read = readRegularFile(file, MAX_RECORD_BYTES);
-	if (!read.ok) return { ok: false, diagnostic: invalid(shownAs, read.reason) };
+	// A record is ours, but its directory may hold anything: a regular file, bounded, not a link out.
+	const read = readFileUnder(file, { confine: "project", root: dirname(file), maxBytes: MAX_RECORD_BYTES });
+	if (!read.ok) return { ok: false, diagnostic: invalid(shownAs, `it ${read.reason}`) };
 	let value: unknown;
 	try {
 		value = JSON.parse(read.text);

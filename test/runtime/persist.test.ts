@@ -153,7 +153,7 @@ describe("runs outlive the parent session", () => {
 		expect(listing).toContain(details.id);
 		expect(listing).toMatch(/general-purpose-broken\.run\.json:1:1 warning run-record-invalid /);
 		expect(listing).toMatch(/general-purpose-shape1\.run\.json:1:1 warning run-record-invalid .*state/);
-		expect(listing).toMatch(/general-purpose-dir123\.run\.json:1:1 warning run-record-invalid .*not a regular file/);
+		expect(listing).toMatch(/general-purpose-dir123\.run\.json:1:1 warning run-record-invalid .*is a directory, not a file/);
 		// A record's name and content reach the terminal escaped (ADR 0075).
 		expect(listing).toContain("general-purpose-esc\\x1b[2J.run.json:1:1 warning run-record-invalid");
 		expect(listing).not.toMatch(/\x1b|\x07/);

@@ -8,7 +8,8 @@
 import { dirname } from "node:path";
 import { type Diagnostic, formatDiagnostic } from "../../core/diagnostics.ts";
 import { childrenDir } from "../../runtime/pi-sdk.ts";
-import { listRuns, readRegularFile } from "../../runtime/run-store.ts";
+import { readFileUnder } from "../../files/read-confined.ts";
+import { listRuns } from "../../runtime/run-store.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 
 /** What this module reads of pi's session manager. */
@@ -33,7 +34,7 @@ interface Ancestor {
 
 /** The header of the session file at `file` (id, timestamp, parent), or null when it is not readable as one. */
 function readHeader(file: string): { id: string; timestamp: string; parentSession?: string } | null {
-	const read = readRegularFile(file, MAX_HEADER_BYTES, { head: true });
+	const read = readFileUnder(file, { confine: "any", root: "", maxBytes: MAX_HEADER_BYTES, head: true });
 	if (!read.ok) return null;
 	try {
 		const header = JSON.parse(read.text.split("\n", 1)[0] ?? "") as Record<string, unknown>;
