@@ -24,6 +24,9 @@ import { suggestKey } from "./suggest.ts";
 import { checkToolNames } from "./tool-names.ts";
 import type { EntryKind, EntryLayer, FileRef, IoSpec, Rejected, Sourced, ToolKind, ToolRule, UnreadRestriction } from "./types.ts";
 
+
+/** Keys that restrict access: an unreadable value refuses the spawn instead of falling through (ADR 0064). */
+const ACCESS_KEYS: ReadonlySet<string> = new Set(["capability", "tools"]);
 /** Where a layer was written and what its relative paths resolve against. */
 export interface LayerContext {
 	kind: EntryKind;
@@ -389,7 +392,7 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 		} else {
 			invalid[canonical] = { raw: field.val.value, source: sourceAt(field.keyPos) };
 			diagnostics.push(
-				diag("error", ctx.file, field.val.pos, "bad-value", `${key} of ${what} ${checked.message}: ${showValue(field.val.value)}`, checked.hint ?? "fix the value; until then the key is ignored"),
+				diag("error", ctx.file, field.val.pos, "bad-value", `${key} of ${what} ${checked.message}: ${showValue(field.val.value)}`, checked.hint ?? (ACCESS_KEYS.has(canonical) && kind !== "persona" ? "fix the value; until then every spawn that uses this file is refused (an unread restriction never widens access)" : "fix the value; until then the key is ignored")),
 			);
 		}
 	}

@@ -8,16 +8,29 @@ import { CAPABILITY_MODES, ISOLATION_MODES, normalizeCapability, normalizeIsolat
 import type { Entry, Sourced } from "../files/types.ts";
 import type { ResolutionContext } from "./context.ts";
 import { ORDER } from "./order.ts";
-import { loadedSlot, NOT_NAMED, pickIn, present, type Slot } from "./slots.ts";
-import type { TraceEntry } from "./types.ts";
+import { loadedSlot, NOT_NAMED, pickIn, present, show, type Slot } from "./slots.ts";
+import type { Layer, TraceEntry } from "./types.ts";
 
+/**
+ * Capability. A role's or definition's `capability` that cannot be read refuses the spawn when it
+ * would have won: falling through to a lower layer could give the child more access than the file
+ * asked for (ADR 0064).
+ */
 export function resolveCapability(ctx: ResolutionContext): TraceEntry {
 	const { role, definition } = ctx;
-	return pickIn(ORDER.capabilityMode, {
+	const slots: Partial<Record<Layer, Slot>> = {
 		request: ctx.enumRequest("capabilityMode", "capability", normalizeCapability, CAPABILITY_MODES, false),
 		role: loadedSlot("role", role?.keys.capability, role?.invalid.capability),
 		definition: loadedSlot("definition", definition.keys.capability, definition.invalid.capability),
-	});
+	};
+	const first = ORDER.capabilityMode.map((layer) => slots[layer]).find((slot) => slot !== undefined && slot.state !== "not-named");
+	if (first?.state === "invalid" && first.layer !== "request") {
+		ctx.refusals.add(
+			"restriction-unread",
+			`capability ${show(first.value)} of the ${first.layer} (${first.source}) is not a capability mode, so cadre cannot honour the restriction it asks for; fix it (${CAPABILITY_MODES.join(", ")}) rather than run the child with more access`,
+		);
+	}
+	return pickIn(ORDER.capabilityMode, slots);
 }
 
 /** Isolation's trace and the request's own slot (the cwd step needs to know what the request said). */

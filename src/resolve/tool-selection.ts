@@ -21,6 +21,14 @@ export function resolveTools(ctx: ResolutionContext, capability: { mode: Capabil
 	const { parent, loaded } = input;
 	const toolKinds = input.toolKinds ?? loaded.settings.toolKinds;
 	const toolsKey = definition.keys.tools;
+	const rejected = definition.invalid.tools;
+	if (!toolsKey && rejected) {
+		// Without a readable list the child would get the parent's tools: more than the file asked for (ADR 0064).
+		ctx.refusals.add(
+			"restriction-unread",
+			`tools ${show(rejected.raw)} of "${definition.name}" (${rejected.source}) cannot be read, so cadre cannot honour the selection it asks for; fix the list (or write \`none\`) rather than run the child with the parent's tools`,
+		);
+	}
 	const selection = selectTools(toolsKey ? toolsKey.value : parent.activeTools, parent.toolUniverse);
 	if (selection.unavailable.length > 0) {
 		ctx.diagnostics.add("tools", {

@@ -100,3 +100,34 @@ describe("thinking-clamped", () => {
 		expect(result.diagnostics.find((d) => d.code === "thinking-clamped")).toMatchObject({ file: null, line: null, column: null });
 	});
 });
+
+describe("an access key cadre cannot read never widens access (ADR 0064)", () => {
+	it("refuses a definition whose capability value is invalid instead of running it with every tool", () => {
+		const scout = entry("definition", { name: "scout", invalid: { capability: "readonyl" } });
+		const result = resolve(input({ type: "scout", loaded: loaded({ definitions: [scout] }) }));
+		expect(result.refused?.code).toBe("restriction-unread");
+		expect(result.refused?.message).toContain('"readonyl"');
+		expect(result.refused?.message).toContain(".pi/agents/scout.md:2");
+	});
+
+	it("refuses a role whose invalid capability would have won; a valid role value or a request value above it is fine", () => {
+		const scout = entry("definition", { name: "scout", keys: { capability: "read-only" } });
+		const badRole = entry("role", { name: "scout", invalid: { capability: "nope" } });
+		const refused = resolve(input({ type: "scout", loaded: loaded({ definitions: [scout], roles: [badRole] }) }));
+		expect(refused.refused?.code).toBe("restriction-unread");
+		expect(refused.refused?.message).toContain("of the role");
+		const requested = resolve(input({ type: "scout", request: { capability: "read-only" }, loaded: loaded({ definitions: [scout], roles: [badRole] }) }));
+		expect(requested.refused).toBeNull();
+		const goodRole = entry("role", { name: "scout", keys: { capability: "read-only" } });
+		const badDefinition = entry("definition", { name: "scout", invalid: { capability: "nope" } });
+		expect(resolve(input({ type: "scout", loaded: loaded({ definitions: [badDefinition], roles: [goodRole] }) })).refused).toBeNull();
+	});
+
+	it("refuses a definition whose tools list cannot be read instead of giving the child the parent's tools", () => {
+		const scout = entry("definition", { name: "scout", invalid: { tools: [] } });
+		const result = resolve(input({ type: "scout", loaded: loaded({ definitions: [scout] }) }));
+		expect(result.refused?.code).toBe("restriction-unread");
+		expect(result.refused?.message).toContain("tools []");
+		expect(result.refused?.message).toContain("none");
+	});
+});
