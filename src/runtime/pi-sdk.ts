@@ -535,11 +535,21 @@ export interface ChildUsage {
 	cost: number;
 }
 
+/** How full a child's context window is. */
+export interface ChildContext {
+	/** Estimated tokens in the context, or null when unknown (right after compaction). */
+	tokens: number | null;
+	/** The model's context window in tokens. */
+	window: number;
+	/** `tokens` as a percentage of `window`, or null when unknown. */
+	percent: number | null;
+}
+
 /** The events a run observes, translated from pi's session events. */
 export type ChildEvent =
 	| { type: "turn_start"; turn: number }
 	| { type: "turn_end"; turn: number; toolCalls: number }
-	| { type: "tool_start"; toolName: string }
+	| { type: "tool_start"; toolName: string; args: unknown }
 	| { type: "tool_end"; toolName: string; isError: boolean }
 	| { type: "assistant"; text: string; stopReason: string; errorMessage: string | null };
 
@@ -558,6 +568,10 @@ export interface ChildHandle {
 	/** The last assistant text, or null. */
 	lastText(): string | null;
 	usage(): ChildUsage;
+	/** How full the child's context window is (after its last answer), or null before it is known. */
+	contextUsage(): ChildContext | null;
+	/** The child's conversation so far, as plain data (the conversation viewer). */
+	messages(): ChildMessage[];
 	/** Release the session and its extension runtime. */
 	dispose(): void;
 }
@@ -579,7 +593,7 @@ function translate(event: AgentSessionEvent, turn: { n: number }): ChildEvent | 
 			return ended;
 		}
 		case "tool_execution_start":
-			return { type: "tool_start", toolName: event.toolName };
+			return { type: "tool_start", toolName: event.toolName, args: event.args };
 		case "tool_execution_end":
 			return { type: "tool_end", toolName: event.toolName, isError: event.isError };
 		case "message_end": {
@@ -680,6 +694,11 @@ function sessionHandle(session: AgentSession): ChildHandle {
 				cost: stats.cost,
 			};
 		},
+		contextUsage() {
+			const usage = session.getContextUsage();
+			return usage ? { tokens: usage.tokens, window: usage.contextWindow, percent: usage.percent } : null;
+		},
+		messages: () => childMessages(session.messages),
 		dispose: () => session.dispose(),
 	};
 }
@@ -728,4 +747,63 @@ export function builtinToolGuidance(cwd: string): ToolGuidanceSource {
 		if (tool.promptGuidelines?.length) guidelines[tool.name] = [...tool.promptGuidelines];
 	}
 	return { snippets, guidelines };
+}
+
+// ── Conversations ──
+// A child's conversation as plain data for the TUI's conversation viewer (issue 11): the live
+// session's messages, or a finished run's transcript read back through pi's SessionManager.
+// Owned by the pi UI area (src/hosts/pi/ui/).
+
+/** One message of a child's conversation. Text is exactly what pi holds: the UI makes it safe to show. */
+export type ChildMessage =
+	| { role: "user"; text: string }
+	| { role: "assistant"; text: string; thinking: string; toolCalls: { id: string; name: string; args: unknown }[]; stopReason: string; errorMessage: string | null }
+	| { role: "toolResult"; toolCallId: string; toolName: string; text: string; isError: boolean }
+	| { role: "custom"; customType: string; text: string };
+
+type Part = { type: string; text?: string; thinking?: string; id?: string; name?: string; arguments?: unknown };
+
+function partsOf(content: unknown): Part[] {
+	if (typeof content === "string") return [{ type: "text", text: content }];
+	return Array.isArray(content) ? (content as Part[]) : [];
+}
+
+function joined(parts: Part[], type: "text" | "thinking"): string {
+	return parts
+		.filter((part) => part.type === type)
+		.map((part) => (type === "text" ? part.text : part.thinking) ?? "")
+		.join("");
+}
+
+/** pi's agent messages (user, assistant, tool results, custom) as {@link ChildMessage}s; others are left out. */
+export function childMessages(messages: readonly unknown[]): ChildMessage[] {
+	const out: ChildMessage[] = [];
+	for (const raw of messages) {
+		const message = raw as { role?: string; content?: unknown; stopReason?: string; errorMessage?: string; toolCallId?: string; toolName?: string; isError?: boolean; customType?: string };
+		const parts = partsOf(message.content);
+		if (message.role === "user") out.push({ role: "user", text: joined(parts, "text") });
+		else if (message.role === "assistant") {
+			out.push({
+				role: "assistant",
+				text: joined(parts, "text"),
+				thinking: joined(parts, "thinking"),
+				toolCalls: parts.filter((part) => part.type === "toolCall").map((part) => ({ id: part.id ?? "", name: part.name ?? "", args: part.arguments ?? {} })),
+				stopReason: message.stopReason ?? "stop",
+				errorMessage: message.errorMessage ?? null,
+			});
+		} else if (message.role === "toolResult") {
+			out.push({ role: "toolResult", toolCallId: message.toolCallId ?? "", toolName: message.toolName ?? "", text: joined(parts, "text"), isError: message.isError === true });
+		} else if (message.role === "custom") out.push({ role: "custom", customType: message.customType ?? "", text: joined(parts, "text") });
+	}
+	return out;
+}
+
+/** A finished run's conversation from its transcript (empty when the file cannot be read). */
+export function readTranscript(path: string): ChildMessage[] {
+	if (!existsSync(path)) return [];
+	try {
+		return childMessages(SessionManager.open(path).buildSessionContext().messages);
+	} catch {
+		return [];
+	}
 }

@@ -242,6 +242,8 @@ function runFrom(stored: StoredRecord, owner: NonNullable<ReturnType<typeof pars
 		diagnostics: stored.diagnostics as Diagnostic[],
 		owner,
 		activity: stored.state,
+		currentTool: null,
+		context: null,
 		lastEventAt: stored.savedAt,
 		// An earlier process's notifications are not sent again.
 		fetched: true,

@@ -10,7 +10,7 @@ import type { Diagnostic } from "../core/diagnostics.ts";
 import type { EffectiveConfig, IgnoredRequestValue, Trace } from "../resolve/types.ts";
 import { createLimiter } from "./limiter.ts";
 import { currentOwner, type Owner } from "./owner.ts";
-import type { ChildEvent, ChildHandle, ChildUsage } from "./pi-sdk.ts";
+import type { ChildContext, ChildEvent, ChildHandle, ChildMessage, ChildUsage } from "./pi-sdk.ts";
 
 /**
  * `interrupted` is never reached by a run of this process: it is the state of a record loaded
@@ -83,6 +83,10 @@ export interface RunRecord {
 	lastEventAt: number;
 	/** What the child is doing now ("thinking", "tool read", …). */
 	activity: string;
+	/** The tool call the child is running now, with its arguments; null between tools. */
+	currentTool: { name: string; args: unknown } | null;
+	/** How full the child's context window is after its last answer; null until known. */
+	context: ChildContext | null;
 	turns: number;
 	toolUses: number;
 	usage: ChildUsage;
@@ -115,6 +119,11 @@ export interface RunRegistryOptions {
 	emit(event: LifecycleEvent, payload: Record<string, unknown>): void;
 	/** Called once per run when it reaches a terminal state (after isolation finished). */
 	onTerminal?(run: RunRecord): void;
+	/**
+	 * Called after every change a person could see (created, started, each child event, steered,
+	 * terminal), for live displays. Must return at once: the host throttles its own rendering.
+	 */
+	onChange?(run: RunRecord): void;
 	isolation?: IsolationHooks;
 	/** Warning sent to the child two turns before `max_turns`. */
 	turnWarning?(remaining: number): string;
@@ -168,6 +177,8 @@ export interface RunRegistry {
 	stop(id: string): Promise<RunRecord | undefined>;
 	/** Steer a run: delivered after its current tool call, buffered while queued. */
 	steer(id: string, message: string): Promise<RunRecord>;
+	/** The live child's conversation, or null when the run has no live child (queued or ended: read its transcript). */
+	conversation(id: string): ChildMessage[] | null;
 	/** Wait for a run to be terminal; resolves null when `timeoutMs` passes first (never stops it). */
 	wait(id: string, timeoutMs: number | null, signal?: AbortSignal): Promise<RunRecord | null>;
 	/** Stop every queued and running run (parent session end); later spawns are stopped at once. */
@@ -299,6 +310,15 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		((remaining: number) =>
 			`[cadre] You have ${remaining} turn${remaining === 1 ? "" : "s"} left before your turn limit. Finish your work and give your final answer now.`);
 
+	/** A display must never break a run. */
+	const changed = (run: RunRecord) => {
+		try {
+			options.onChange?.(run);
+		} catch {
+			// ignored: see onChange
+		}
+	};
+
 	const finish = async (internal: Internal, state: TerminalState, error: string | null) => {
 		if (internal.finished) return;
 		internal.finished = true;
@@ -330,8 +350,10 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		run.activity = run.state;
 		// Written before the terminal event: whoever reacts to it (or a session started next) reads the end.
 		saveEnd(internal);
+		run.currentTool = null;
 		options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run));
 		options.onTerminal?.(run);
+		changed(run);
 		internal.resolveDone(run);
 	};
 
@@ -347,6 +369,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		run.activity = "starting";
 		save(internal);
 		options.emit("cadre:started", eventPayload(run));
+		changed(run);
 		let state: TerminalState = "completed";
 		let error: string | null = null;
 		try {
@@ -368,11 +391,13 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				switch (event.type) {
 					case "turn_start":
 						run.activity = "thinking";
+						run.currentTool = null;
 						if (event.turn === 1) for (const message of internal.buffered.splice(0)) void child.steer(message);
 						break;
 					case "turn_end":
 						run.usage = child.usage();
 						if (run.lastEventAt - internal.savedAt >= progressSaveMs) save(internal);
+						run.context = child.contextUsage();
 						// The ceiling itself is enforced in the child (pi-sdk guard, terminate).
 						if (maxTurns !== null && event.toolCalls > 0) {
 							if (event.turn === maxTurns - 2) void child.steer(warning(2));
@@ -385,6 +410,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 						run.usage = child.usage();
 						run.toolUses++;
 						run.activity = `tool ${event.toolName}`;
+						run.currentTool = { name: event.toolName, args: event.args };
 						break;
 					case "assistant":
 						// A turn is one model answer; an answer aborted before it began, or a failed one
@@ -396,6 +422,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 						break;
 				}
 				internal.onProgress?.(run, event);
+				changed(run);
 			});
 			try {
 				await child.run(run.prompt);
@@ -445,6 +472,8 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				endedAt: null,
 				lastEventAt: now,
 				activity: "queued",
+				currentTool: null,
+				context: null,
 				turns: 0,
 				toolUses: 0,
 				usage: { ...ZERO_USAGE },
@@ -485,6 +514,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			runs.set(record.id, internal);
 			save(internal);
 			options.emit("cadre:created", eventPayload(record));
+			changed(record);
 			if (closed) {
 				internal.stopRequested = true;
 				await finish(internal, "stopped", "stopped: the parent session ended while the run was being prepared");
@@ -511,6 +541,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		},
 		get: (id) => runs.get(id)?.record ?? earlier.get(id),
 		list: () => [...earlier.values(), ...registry.own()],
+		conversation: (id) => runs.get(id)?.child?.messages() ?? null,
 		own: () => [...runs.values()].map((internal) => internal.record),
 		async stop(id) {
 			const internal = runs.get(id);
@@ -539,6 +570,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			if (internal.child && run.state === "running") await internal.child.steer(message);
 			else internal.buffered.push(message);
 			options.emit("cadre:steered", { ...eventPayload(run), message, buffered: !internal.child });
+			changed(run);
 			return run;
 		},
 		async wait(id, timeoutMs, signal) {

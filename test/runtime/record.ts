@@ -49,6 +49,8 @@ export function record(overrides: Partial<RunRecord> = {}): RunRecord {
 		endedAt: 1000,
 		lastEventAt: 0,
 		activity: "completed",
+		currentTool: null,
+		context: null,
 		turns: 2,
 		toolUses: 1,
 		usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cost: 0.001 },

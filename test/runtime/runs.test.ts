@@ -17,6 +17,8 @@ function child(text: string): ChildHandle {
 		abort: async () => {},
 		lastText: () => text,
 		usage: () => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, cost: 0 }),
+		contextUsage: () => null,
+		messages: () => [],
 		dispose: () => {},
 	};
 }
