@@ -1,0 +1,105 @@
+/**
+ * Text the TUI shows, and how it is laid out (issue 11 item 5, ADR 0080). Every string that comes
+ * from a child, a definition, a request or a file passes through {@link shown} (one line) or
+ * {@link shownBlock} (several lines) before any style is added, so it cannot move the cursor, clear
+ * the screen or set the title; every line a renderer returns passes through {@link fit}, so it is
+ * never wider than the width pi gives. Widths are measured with pi-tui, which counts terminal
+ * columns (wide characters, emoji, styles).
+ */
+import { truncateToWidth, visibleWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui";
+import { safeLine, safeText } from "./terminal-text-placeholder.ts";
+
+/** The theme colours cadre's renderers use (a subset of pi's theme tokens). */
+export type Tone = "accent" | "muted" | "dim" | "success" | "error" | "warning" | "toolTitle" | "text";
+
+/** What renderers need of pi's theme; pi's `Theme` is one, tests pass their own. */
+export interface Style {
+	fg(tone: Tone, text: string): string;
+	bold(text: string): string;
+}
+
+/** No colours: for tests, RPC-free text captures and docs. */
+export const plainStyle: Style = { fg: (_tone, text) => text, bold: (text) => text };
+
+/** One line of untrusted text, safe to show: control characters (newlines too) appear escaped. */
+export function shown(text: string): string {
+	return safeLine(text);
+}
+
+/** Untrusted text of several lines, safe to show: newlines stay, tabs become two spaces. */
+export function shownBlock(text: string): string {
+	return safeText(text).replace(/\t/g, "  ");
+}
+
+/** The line cut to `width` columns with an ellipsis (styles kept and closed). */
+export function fit(line: string, width: number): string {
+	if (width <= 0) return "";
+	return visibleWidth(line) <= width ? line : truncateToWidth(line, width, "…");
+}
+
+/** Every line cut to `width`. */
+export function fitAll(lines: readonly string[], width: number): string[] {
+	return lines.map((line) => fit(line, width));
+}
+
+/** The line padded with spaces (or cut) to exactly `width` columns. */
+export function pad(text: string, width: number): string {
+	const used = visibleWidth(text);
+	return used > width ? fit(text, width) : text + " ".repeat(width - used);
+}
+
+/** Columns of a line, as the terminal counts them. */
+export function widthOf(text: string): number {
+	return visibleWidth(text);
+}
+
+/**
+ * Safe text of several lines wrapped to `width` after `indent` (each line starts with it), at most
+ * `maxLines` lines (the last one ends with "…" when text was left out).
+ */
+export function wrapped(text: string, width: number, indent = "", maxLines = Number.POSITIVE_INFINITY): string[] {
+	const inner = Math.max(1, width - visibleWidth(indent));
+	const lines: string[] = [];
+	for (const paragraph of shownBlock(text).split("\n")) {
+		const pieces = paragraph === "" ? [""] : wrapTextWithAnsi(paragraph, inner);
+		for (const piece of pieces) lines.push(fit(indent + piece, width));
+	}
+	if (lines.length <= maxLines) return lines;
+	const kept = lines.slice(0, Math.max(0, maxLines));
+	if (kept.length > 0) kept[kept.length - 1] = fit(`${kept[kept.length - 1]} …`, width);
+	return kept;
+}
+
+/**
+ * A path shortened to `width` columns by leaving out the middle: the file name is kept whole when it
+ * fits (`/home/me/…/cadre/2026-…jsonl`).
+ */
+export function shortPath(path: string, width: number): string {
+	const safe = shown(path);
+	if (visibleWidth(safe) <= width) return safe;
+	const slash = safe.lastIndexOf("/");
+	const name = slash >= 0 ? safe.slice(slash + 1) : safe;
+	if (visibleWidth(name) + 2 > width) return fit(`…${name.slice(-Math.max(1, width - 1))}`, width);
+	const room = width - visibleWidth(name) - 2;
+	return fit(`${safe.slice(0, Math.max(0, room))}…/${name}`, width);
+}
+
+/** Parts joined with " · ", empty ones left out. */
+export function dotted(parts: readonly (string | null | undefined | false)[]): string {
+	return parts.filter((part): part is string => typeof part === "string" && part !== "").join(" · ");
+}
+
+/** Parts laid out as " · "-separated lines of at most `width` columns, each after `indent`. */
+export function flow(parts: readonly string[], width: number, indent = ""): string[] {
+	const lines: string[] = [];
+	let line = "";
+	for (const part of parts) {
+		if (line !== "" && visibleWidth(line) + 3 + visibleWidth(part) > width) {
+			lines.push(line);
+			line = "";
+		}
+		line = line === "" ? indent + part : `${line} · ${part}`;
+	}
+	if (line !== "") lines.push(line);
+	return lines.map((text) => fit(text, width));
+}
