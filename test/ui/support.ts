@@ -15,7 +15,7 @@ export const WIDTHS = [40, 80, 160] as const;
 /** Text a hostile child or definition could produce: clear screen, set title, move the cursor, bidi override. */
 export const HOSTILE = "\x1b[2J\x1b]0;pwned\x07\x1b[10;10H\u202egnp.exe\x9b31m";
 
-const TONES: Record<Tone, number> = { accent: 36, muted: 90, dim: 37, success: 32, error: 31, warning: 33, toolTitle: 35, text: 39 };
+const TONES: Record<Tone, number> = { accent: 36, muted: 90, dim: 37, success: 32, error: 31, warning: 33, toolTitle: 35, toolOutput: 37, text: 39, customMessageLabel: 35 };
 
 /** A style that writes SGR codes like pi's theme does. */
 export const ansiStyle: Style = {

@@ -10,7 +10,11 @@ export class LinesComponent implements Component {
 	private cachedWidth = -1;
 	private cached: string[] = [];
 
-	constructor(private readonly lines: (width: number) => string[]) {}
+	private readonly lines: (width: number) => string[];
+
+	constructor(lines: (width: number) => string[]) {
+		this.lines = lines;
+	}
 
 	render(width: number): string[] {
 		if (width !== this.cachedWidth) {

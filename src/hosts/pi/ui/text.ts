@@ -10,7 +10,7 @@ import { truncateToWidth, visibleWidth, wrapTextWithAnsi } from "@earendil-works
 import { safeLine, safeText } from "./terminal-text-placeholder.ts";
 
 /** The theme colours cadre's renderers use (a subset of pi's theme tokens). */
-export type Tone = "accent" | "muted" | "dim" | "success" | "error" | "warning" | "toolTitle" | "text";
+export type Tone = "accent" | "muted" | "dim" | "success" | "error" | "warning" | "toolTitle" | "toolOutput" | "text" | "customMessageLabel";
 
 /** What renderers need of pi's theme; pi's `Theme` is one, tests pass their own. */
 export interface Style {

@@ -1,0 +1,45 @@
+/**
+ * How a completion notification looks in pi's chat (issue 11 item 3, issue 15): instead of the
+ * model-facing text (`[cadre-notification]`, a wrapped transcript path, a line addressed to the
+ * model), each child of the message gets its icon, type, description, turns, tool uses, tokens,
+ * duration and a preview; the expanded view (pi's expand key) shows each whole result. A message
+ * covers one child or a batch; its `details` are `{ runs: RunResult[] }` (batched notifications),
+ * or one `RunResult` (messages written before batching). The model still reads `content`.
+ */
+import type { RunResult } from "../../../runtime/result.ts";
+import { formatDuration, formatTokens, formatTools, formatTurns, stateIcon, viewOfResult } from "./run-view.ts";
+import { resultDetailLines } from "./tool-rendering.ts";
+import { dotted, fit, type Style, wrapped } from "./text.ts";
+
+/** The runs a notification message covers, whatever shape its details have. */
+export function notificationRuns(details: unknown): RunResult[] {
+	const isRun = (value: unknown): value is RunResult =>
+		value !== null && typeof value === "object" && typeof (value as RunResult).id === "string" && typeof (value as RunResult).status === "string";
+	if (isRun(details)) return [details];
+	const runs = (details as { runs?: unknown } | null)?.runs;
+	return Array.isArray(runs) ? runs.filter(isRun) : [];
+}
+
+/** How many preview lines a collapsed child shows. */
+const PREVIEW_LINES = 2;
+
+/** One child of a notification: its headline, stats and a preview (or, expanded, the whole result). */
+export function notificationRunLines(result: RunResult, expanded: boolean, width: number, style: Style): string[] {
+	const view = viewOfResult(result);
+	const head = `${stateIcon(view.state, style)} ${style.bold(view.type)} · ${view.description} ${style.fg("muted", `(${view.id}, ${view.state})`)}`;
+	const stats = dotted([formatTurns(view), formatTools(view.toolUses), `${formatTokens(view.tokens)} tok`, view.runningMs === null ? "not started" : formatDuration(view.runningMs)]);
+	const lines = [fit(head, width), fit(`  ${style.fg("dim", stats)}`, width)];
+	if (expanded) return [...lines, ...resultDetailLines(result, width - 2, style).map((line) => fit(`  ${line}`, width))];
+	const preview = result.text ?? result.error ?? "(no text)";
+	return [...lines, ...wrapped(preview.replace(/\s+/g, " ").trim(), width, "  ", PREVIEW_LINES).map((line) => style.fg("toolOutput", line))];
+}
+
+/** The whole notification: a header for a batch, then each child. */
+export function notificationLines(details: unknown, fallbackText: string, expanded: boolean, width: number, style: Style, hint = ""): string[] {
+	const runs = notificationRuns(details);
+	if (runs.length === 0) return wrapped(fallbackText, width, "", expanded ? Number.POSITIVE_INFINITY : 4);
+	const header = `${style.fg("accent", "cadre")} ${runs.length === 1 ? "background sub-agent finished" : `${runs.length} background sub-agents finished`}`;
+	const lines = [fit(hint && !expanded ? `${header}  ${hint}` : header, width)];
+	for (const run of runs) lines.push(...notificationRunLines(run, expanded, width, style));
+	return lines;
+}

@@ -1,0 +1,236 @@
+/**
+ * How cadre's three tools look in pi's chat (issue 11 item 2): `subagent`, `get_subagent_result`
+ * and `steer_subagent`. While a foreground child runs, its row is one compact line (type ·
+ * description · turns · tools · tokens · elapsed) and the activity; when it is done, a one-line
+ * summary (✓/✗, model, capability, persona, turns, tokens, duration), and pi's expand key shows the
+ * requested-vs-used rows that differ, warnings, the isolation report, the transcript and the
+ * answer. The model's text is untouched (`formatResult`); this is only what the person sees.
+ * Pure line functions first, then the pi renderers over them.
+ */
+import type { Component } from "@earendil-works/pi-tui";
+import type { RequestedVsUsed, RunResult } from "../../../runtime/result.ts";
+import type { RunRecord } from "../../../runtime/runs.ts";
+import { LinesComponent } from "./lines-component.ts";
+import { formatDuration, formatTokens, formatTokensWithContext, formatTools, formatTurns, isEnded, type RunView, shortArgument, stateIcon, statsLine, viewOfRecord, viewOfResult } from "./run-view.ts";
+import { dotted, fit, shortPath, shown, type Style, widthOf, wrapped } from "./text.ts";
+
+/** The arguments of a `subagent` call as they stream in (any may be missing). */
+export interface SubagentArgs {
+	subagent_type?: string;
+	description?: string;
+	run_in_background?: boolean;
+	resume?: string;
+	prompt?: string;
+}
+
+/** The call line: `subagent explore · review the math module`, with the live stats while it runs. */
+export function subagentCallLines(args: SubagentArgs, live: RunView | null, width: number, style: Style): string[] {
+	const title = style.fg("toolTitle", style.bold("subagent"));
+	const type = shown(args.subagent_type ?? "general-purpose");
+	const description = shown((args.description ?? "").replace(/\s+/g, " "));
+	const tags = dotted([args.run_in_background ? "background" : null, args.resume ? `resume ${shown(args.resume)}` : null]);
+	if (live && !isEnded(live.state)) {
+		// The stats keep their room; the description gets what is left.
+		const stats = ` · ${style.fg("dim", compactStats(live))}`;
+		const head = `${title} ${stateIcon(live.state, style)} ${style.bold(live.type)}`;
+		const room = width - widthOf(head) - widthOf(stats) - 3;
+		const text = room >= 8 ? ` · ${fit(live.description, room)}` : "";
+		return [fit(`${head}${text}${stats}`, width)];
+	}
+	return [fit(`${title} ${style.bold(type)}${description ? ` · ${description}` : ""}${tags ? style.fg("muted", ` · ${tags}`) : ""}`, width)];
+}
+
+/** `3/20 turns · 5 tools · 12k tok · 1m04s`: the stats of a tool row (no cost, no queue). */
+export function compactStats(view: RunView): string {
+	if (view.state === "queued") return statsLine(view);
+	return dotted([formatTurns(view), formatTools(view.toolUses), `${formatTokens(view.tokens)} tok`, view.runningMs === null ? null : formatDuration(view.runningMs)]);
+}
+
+/** The activity line under a running call. */
+export function activityLines(view: RunView, width: number, style: Style): string[] {
+	if (isEnded(view.state)) return [];
+	return [fit(style.fg("muted", `↳ ${view.activity ?? view.state}`), width)];
+}
+
+/** `✓ completed · faux/m · read-only · reviewer · 2 turns · 1.4k tok · 4.0s`. */
+export function summaryLine(view: RunView, style: Style): string {
+	const tone = view.state === "completed" ? "success" : view.state === "failed" ? "error" : "warning";
+	return `${stateIcon(view.state, style)} ${style.fg(tone, view.state)} ${style.fg(
+		"dim",
+		dotted([
+			"",
+			view.model,
+			view.capability,
+			view.persona,
+			formatTurns(view),
+			formatTokensWithContext(view),
+			view.runningMs === null ? "not started" : formatDuration(view.runningMs),
+		]),
+	)}`;
+}
+
+function show(value: unknown): string {
+	return shown(value === null || value === undefined ? "none" : typeof value === "string" ? value : JSON.stringify(value));
+}
+
+/** Requested-vs-used rows whose value the request did not get, one line each. */
+export function differingRows(rows: readonly RequestedVsUsed[]): string[] {
+	return rows.filter((row) => row.note !== null).map((row) => `${shown(row.field)}: ${show(row.requested)} → ${show(row.used)} (${shown(row.note ?? "")})`);
+}
+
+/** The isolation report in one or two lines (its summary, else its fields). */
+export function isolationLines(isolation: Record<string, unknown> | null): string[] {
+	if (!isolation) return [];
+	const summary = typeof isolation.summary === "string" ? isolation.summary : JSON.stringify(isolation);
+	return [`isolation: ${shown(summary)}`];
+}
+
+/** The expanded detail of a finished run: differing request values, warnings, isolation, transcript, answer. */
+export function resultDetailLines(result: RunResult, width: number, style: Style): string[] {
+	const lines: string[] = [];
+	const section = (title: string, items: string[]) => {
+		if (items.length === 0) return;
+		lines.push(fit(style.fg("muted", title), width));
+		for (const item of items) lines.push(...wrapped(item, width, "  "));
+	};
+	if (result.error) section("error", [result.error]);
+	section("requested vs used", differingRows(result.requestedVsUsed ?? []));
+	section("warnings", (result.warnings ?? []).map(shown));
+	section("isolation", isolationLines(result.isolation).map((line) => line.replace(/^isolation: /, "")));
+	if (result.transcript) lines.push(fit(style.fg("muted", `transcript ${shortPath(result.transcript, Math.max(10, width - 11))}`), width));
+	lines.push("", ...wrapped(result.text ?? "(no final text)", width));
+	return lines;
+}
+
+/** A finished `subagent` or fetched result: the summary line, and the detail when expanded. */
+export function resultLines(result: RunResult, expanded: boolean, width: number, style: Style, hint = ""): string[] {
+	const view = viewOfResult(result);
+	const summary = summaryLine(view, style);
+	const withHint = hint && !expanded && widthOf(`${summary}  ${hint}`) <= width ? `${summary}  ${hint}` : summary;
+	return expanded ? [fit(withHint, width), ...resultDetailLines(result, width, style)] : [fit(withHint, width)];
+}
+
+/** A background spawn's answer: where the run went. */
+export function startedLines(result: RunResult, width: number, style: Style): string[] {
+	const view = viewOfResult(result);
+	return [fit(`${style.fg("accent", "↗")} ${style.bold(view.id)} ${style.fg("muted", `runs in the background (${view.state}) · widget above the editor · /subagents`)}`, width)];
+}
+
+/** The `get_subagent_result` call line. */
+export function fetchCallLines(args: { agent_id?: string | string[]; wait?: boolean; timeout?: number }, width: number, style: Style): string[] {
+	const ids = Array.isArray(args.agent_id) ? args.agent_id : args.agent_id ? [args.agent_id] : [];
+	const waiting = args.wait ? (typeof args.timeout === "number" ? `wait ${args.timeout}s` : "wait") : null;
+	return [fit(`${style.fg("toolTitle", style.bold("get_subagent_result"))} ${ids.map(shown).join(", ")}${waiting ? style.fg("muted", ` · ${waiting}`) : ""}`, width)];
+}
+
+/** Each fetched run: finished ones as a summary (with the answer when expanded), running ones with their progress. */
+export function fetchResultLines(results: readonly RunResult[], live: (id: string) => RunView | null, expanded: boolean, width: number, style: Style): string[] {
+	const lines: string[] = [];
+	for (const result of results) {
+		const current = live(result.id);
+		if (!isEnded(String(result.status)) && current) {
+			lines.push(fit(`${stateIcon(current.state, style)} ${style.bold(current.id)} ${style.fg("dim", statsLine(current))}`, width), ...activityLines(current, width, style).map((line) => `  ${line}`).map((line) => fit(line, width)));
+			continue;
+		}
+		lines.push(fit(`${style.bold(shown(result.id))} ${summaryLine(viewOfResult(result), style)}`, width));
+		if (expanded) lines.push(...resultDetailLines(result, width, style));
+	}
+	return lines;
+}
+
+/** The `steer_subagent` call line. */
+export function steerCallLines(args: { agent_id?: string; message?: string }, width: number, style: Style): string[] {
+	const message = shown((args.message ?? "").replace(/\s+/g, " "));
+	return [fit(`${style.fg("toolTitle", style.bold("steer_subagent"))} ${shown(args.agent_id ?? "")}${message ? style.fg("muted", ` "${message}"`) : ""}`, width)];
+}
+
+/** A tool answer without details (a refusal, the steer confirmation): its text, safe, a few lines unless expanded. */
+export function textResultLines(text: string, isError: boolean, expanded: boolean, width: number, style: Style): string[] {
+	const lines = wrapped(text, width, "", expanded ? Number.POSITIVE_INFINITY : 4);
+	return lines.map((line) => (isError ? style.fg("error", line) : style.fg("muted", line)));
+}
+
+// ── pi renderers ──
+
+/** What the renderers need from the running extension. */
+export interface ToolRenderHost {
+	/** The live record of a run of this session, if it is one. */
+	get(id: string): RunRecord | undefined;
+	/** Rows of running children to refresh while they run (elapsed time), until their run ends. */
+	track(refresh: () => void, runId: string): void;
+}
+
+/** The renderers' view of pi's render context (the fields cadre uses). */
+export interface RenderContext {
+	state: Record<string, unknown>;
+	isError: boolean;
+	invalidate(): void;
+	keyHint?(keybinding: string, description: string): string;
+}
+
+type ToolResult = { content: { type: string; text?: string }[]; details?: unknown };
+
+function textOf(result: ToolResult): string {
+	return result.content
+		.filter((part) => part.type === "text")
+		.map((part) => part.text ?? "")
+		.join("\n");
+}
+
+function isRunResult(value: unknown): value is RunResult {
+	return value !== null && typeof value === "object" && typeof (value as RunResult).id === "string" && typeof (value as RunResult).status === "string";
+}
+
+const lines = (render: (width: number) => string[]): Component => new LinesComponent(render);
+
+/** The three tools' renderers, for `pi.registerToolRenderer`. */
+export function createToolRenderers(host: ToolRenderHost) {
+	const liveView = (id: unknown): RunView | null => {
+		const run = typeof id === "string" ? host.get(id) : undefined;
+		return run ? viewOfRecord(run) : null;
+	};
+	const hint = (context: RenderContext) => context.keyHint?.("app.tools.expand", "to expand") ?? "";
+
+	const subagent = {
+		renderCall: (args: SubagentArgs, theme: Style, context: RenderContext) => lines((width) => subagentCallLines(args ?? {}, liveView(context.state.runId), width, theme)),
+		renderResult: (result: ToolResult, options: { expanded: boolean; isPartial: boolean }, theme: Style, context: RenderContext) => {
+			const details = result.details;
+			if (!isRunResult(details)) return lines((width) => textResultLines(textOf(result), context.isError, options.expanded, width, theme));
+			if (options.isPartial) {
+				if (context.state.runId !== details.id) {
+					context.state.runId = details.id;
+					host.track(() => context.invalidate(), details.id);
+				}
+				return lines((width) => activityLines(liveView(details.id) ?? viewOfResult(details), width, theme));
+			}
+			if (!isEnded(details.status)) return lines((width) => startedLines(details, width, theme));
+			return lines((width) => resultLines(details, options.expanded, width, theme, hint(context)));
+		},
+	};
+
+	const fetch = {
+		renderCall: (args: Parameters<typeof fetchCallLines>[0], theme: Style) => lines((width) => fetchCallLines(args ?? {}, width, theme)),
+		renderResult: (result: ToolResult, options: { expanded: boolean }, theme: Style, context: RenderContext) => {
+			const details = Array.isArray(result.details) ? result.details.filter(isRunResult) : [];
+			const text = textOf(result);
+			return lines((width) => [
+				...fetchResultLines(details, liveView, options.expanded, width, theme),
+				// Unknown ids and other refusals are only in the text.
+				...(details.length === 0 ? textResultLines(text, context.isError, options.expanded, width, theme) : []),
+			]);
+		},
+	};
+
+	const steer = {
+		renderCall: (args: Parameters<typeof steerCallLines>[0], theme: Style) => lines((width) => steerCallLines(args ?? {}, width, theme)),
+		renderResult: (result: ToolResult, options: { expanded: boolean }, theme: Style, context: RenderContext) =>
+			lines((width) => textResultLines(textOf(result), context.isError, options.expanded, width, theme)),
+	};
+
+	return { subagent, fetch, steer };
+}
+
+/** A one-line preview of a tool call's arguments (the conversation viewer uses it too). */
+export function callPreview(name: string, args: unknown): string {
+	return [shown(name), shortArgument(args)].filter(Boolean).join(" ");
+}

@@ -1,0 +1,118 @@
+/**
+ * The tool rows (issue 11 item 2) and the notification renderer (item 3, issue 15) at widths 40,
+ * 80 and 160: the fields present, no line wider than the width, nothing from child text that a
+ * terminal acts on; the expanded view holds the detail the collapsed one leaves out.
+ */
+import { describe, expect, it } from "vitest";
+import { notificationLines } from "../../src/hosts/pi/ui/notification-renderer.ts";
+import { viewOfRecord } from "../../src/hosts/pi/ui/run-view.ts";
+import { plainStyle } from "../../src/hosts/pi/ui/text.ts";
+import { activityLines, fetchCallLines, fetchResultLines, resultLines, startedLines, steerCallLines, subagentCallLines, textResultLines } from "../../src/hosts/pi/ui/tool-rendering.ts";
+import { ansiStyle, expectSafeLines, HOSTILE, NOW, record, result, WIDTHS, withoutStyles } from "./support.ts";
+
+const text = (lines: string[]) => lines.map(withoutStyles).join("\n");
+
+const detailed = () =>
+	result({
+		text: `The review found two bugs.\nSecond line of the answer.${HOSTILE}`,
+		trace: {
+			model: { value: "faux/child-model", layer: "definition", source: "d", candidates: [{ layer: "request", value: "nope/x", source: "request", outcome: "unresolvable" }] },
+			description: { value: "review", layer: "request", source: "request", candidates: [] },
+		} as never,
+		diagnostics: [{ severity: "warning", file: "agents/explore.md", line: 3, column: 1, code: "tool-dropped", message: `bash dropped${HOSTILE}` }],
+		isolation: { isolation: "worktree", summary: `kept branch cadre/explore-abc123${HOSTILE}` },
+	});
+
+describe("subagent tool row", () => {
+	for (const width of WIDTHS) {
+		it(`at ${width}: while running, one compact line with type, description, turns, tools, tokens and elapsed, then the activity`, () => {
+			const live = viewOfRecord(record({ background: false }), NOW);
+			const lines = [...subagentCallLines({ subagent_type: "explore", description: "review the math module" }, live, width, ansiStyle), ...activityLines(live, width, ansiStyle)];
+			expectSafeLines(lines, width);
+			expect(lines).toHaveLength(2);
+			const all = text(lines);
+			for (const field of ["subagent", "explore", "↳ read src/math.js"]) expect(all).toContain(field);
+			if (width >= 80) for (const field of ["review the", "3/20 turns", "5 tools", "12k tok", "1m04s"]) expect(all).toContain(field);
+		});
+
+		it(`at ${width}: when done, a one-line summary; expanded adds differing request values, warnings, isolation, transcript and the answer`, () => {
+			const collapsed = resultLines(detailed(), false, width, ansiStyle, "ctrl+o to expand");
+			expectSafeLines(collapsed, width);
+			expect(collapsed).toHaveLength(1);
+			const summary = text(collapsed);
+			for (const field of ["✓", "completed"]) expect(summary).toContain(field);
+			if (width >= 80) for (const field of ["faux/child-model", "read-only", "reviewer", "3 turns", "12k tok", "4.0s"]) expect(summary).toContain(field);
+			const expanded = resultLines(detailed(), true, width, ansiStyle);
+			expectSafeLines(expanded, width);
+			const all = text(expanded);
+			for (const field of ["requested vs used", "model: nope/x", "unresolvable", "warnings", "tool-dropped", "isolation", "kept branch", "transcript", "The review found two bugs.", "Second line"]) {
+				expect(all, `${field} at ${width}`).toContain(field);
+			}
+			expect(all).not.toContain("description: review");
+		});
+	}
+
+	it("the call line before the run exists, and a background spawn's answer", () => {
+		for (const width of WIDTHS) {
+			const call = subagentCallLines({ subagent_type: `explore${HOSTILE}`, description: HOSTILE, run_in_background: true }, null, width, ansiStyle);
+			expectSafeLines(call, width);
+			const started = startedLines(result({ state: "queued", endedAt: null, startedAt: null }), width, ansiStyle);
+			expectSafeLines(started, width);
+			expect(text(started)).toContain("explore-abc123");
+		}
+		expect(text(subagentCallLines({ description: "x", run_in_background: true }, null, 160, plainStyle))).toContain("general-purpose · x · background");
+	});
+});
+
+describe("get_subagent_result and steer_subagent rows", () => {
+	for (const width of WIDTHS) {
+		it(`at ${width}: ids, finished summaries, live progress, the steer message`, () => {
+			const call = fetchCallLines({ agent_id: ["explore-abc123", "b-1"], wait: true, timeout: 30 }, width, ansiStyle);
+			const running = result({ id: "b-1", state: "running", endedAt: null });
+			const lines = fetchResultLines([detailed(), running], (id) => (id === "b-1" ? viewOfRecord(record({ id: "b-1" }), NOW) : null), false, width, ansiStyle);
+			const steer = steerCallLines({ agent_id: "explore-abc123", message: `focus on divide()${HOSTILE}` }, width, ansiStyle);
+			const refusal = textResultLines(`No sub-agent run with id nope.${HOSTILE}`, true, false, width, ansiStyle);
+			for (const block of [call, lines, steer, refusal]) expectSafeLines(block, width);
+			expect(text(call)).toContain("get_subagent_result");
+			expect(text(lines)).toContain("✓ completed");
+			expect(text(lines)).toContain("↳ read src/math.js");
+			expect(text(steer)).toContain("steer_subagent explore-abc123");
+		});
+	}
+});
+
+describe("notification renderer", () => {
+	const batch = () => ({
+		runs: [detailed(), result({ id: "general-purpose-x1", type: "general-purpose", description: HOSTILE, state: "failed", text: null, error: `model request failed${HOSTILE}` })],
+	});
+
+	for (const width of WIDTHS) {
+		it(`at ${width}: each child of a batch with icon, type, description, turns, tools, tokens, duration and a preview`, () => {
+			const lines = notificationLines(batch(), "fallback", false, width, ansiStyle, "ctrl+o to expand");
+			expectSafeLines(lines, width);
+			const all = text(lines);
+			for (const field of ["2 background sub-agents finished", "✓", "explore", "review the math", "3 turns", "5 tools", "12k tok", "4.0s", "The review found", "✗", "general-purpose", "model request"]) {
+				expect(all, `${field} at ${width}`).toContain(field);
+			}
+			expect(all).not.toContain("[cadre-notification]");
+			expect(all).not.toContain("get_subagent_result");
+		});
+
+		it(`at ${width}: expanded shows each whole result`, () => {
+			const lines = notificationLines(batch(), "fallback", true, width, ansiStyle);
+			expectSafeLines(lines, width);
+			expect(text(lines)).toContain("Second line");
+		});
+	}
+
+	it("a single-run message (details written before batching) renders as a batch of one", () => {
+		const all = text(notificationLines(detailed(), "fallback", false, 80, plainStyle));
+		expect(all).toContain("background sub-agent finished");
+		expect(all).toContain("explore · review the math module");
+	});
+
+	it("details it cannot read fall back to the message text, made safe", () => {
+		const lines = notificationLines(undefined, `Background sub-agent x completed.${HOSTILE}`, false, 40, ansiStyle);
+		expectSafeLines(lines, 40);
+	});
+});
