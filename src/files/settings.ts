@@ -67,7 +67,10 @@ const TOP_KEYS = [
 	"maxResultChars",
 	"maxFileBytes",
 	"strict",
+	"ui",
 ];
+
+const WIDGET_MODES = ["background", "all", "off"] as const;
 
 const TOOL_KINDS: readonly ToolKind[] = ["read", "write", "execute"];
 
@@ -87,6 +90,7 @@ export function defaultSettings(): Settings {
 		maxResultChars: 50_000,
 		maxFileBytes: DEFAULT_MAX_FILE_BYTES,
 		strict: false,
+		ui: { widget: "background" },
 		files: [],
 	};
 }
@@ -311,6 +315,14 @@ function applyFile(
 					} else {
 						diagnostics.push(unknown(file, entry, ["baseDir", "allowSharedFallback"], "worktree"));
 					}
+				}
+				break;
+			case "ui":
+				for (const entry of objectOf(field) ?? []) {
+					const mode = WIDGET_MODES.find((name) => name === entry.val.value);
+					if (entry.key !== "widget") diagnostics.push(unknown(file, entry, ["widget"], "ui"));
+					else if (mode) settings.ui = { widget: mode };
+					else bad(entry.val, "ui.widget", `is not one of ${WIDGET_MODES.join(", ")}`);
 				}
 				break;
 			case "roles":

@@ -202,6 +202,8 @@ export interface Settings {
 	/** The size limit per file read (1 MiB); raised by user settings or a trusted project only (ADR 0060). */
 	maxFileBytes: number;
 	strict: boolean;
+	/** pi's TUI: `ui.widget` says which runs the live widget lists (issue 11). */
+	ui: { widget: "background" | "all" | "off" };
 	/** The settings files that exist, highest first. */
 	files: string[];
 }

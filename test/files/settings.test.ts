@@ -63,6 +63,17 @@ describe("settings", () => {
 		expect(r.diagnostics.map((d) => d.code)).toEqual(["bad-value", "bad-value"]);
 	});
 
+	it("reads ui.widget (background by default) and rejects other values and keys with a position", () => {
+		expect(layout().load().settings.ui).toEqual({ widget: "background" });
+		expect(layout({ "project/.pi/subagents.json": '{"ui": {"widget": "all"}}' }).load().settings.ui).toEqual({ widget: "all" });
+		const r = layout({ "project/.pi/subagents.json": '{"ui": {"widget": "everything", "widgets": "off"}}' }).load();
+		expect(r.settings.ui).toEqual({ widget: "background" });
+		expect(r.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([
+			["bad-value", 1, 19],
+			["unknown-key", 1, 33],
+		]);
+	});
+
 	it("turns inline roles and personas into layers with settings sources", () => {
 		const r = layout({
 			"project/.pi/subagents.json": '{\n "personas": {\n  "Terse": {\n   "instructions": "Be terse.",\n   "effort": "low"\n  }\n }\n}',

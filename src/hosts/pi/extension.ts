@@ -29,10 +29,12 @@ import { recordWriter } from "../../runtime/run-store.ts";
 import { chainRoot, createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../runtime/worktree-hooks.ts";
 import { recoverInBackground } from "../../runtime/worktree-recovery.ts";
-import { subagentsCommand } from "./commands.ts";
+import { explainType, subagentsCommand } from "./commands.ts";
 import { earlierRuns } from "./earlier-runs.ts";
 import { createNotifier, singleShot, stoppedAtExit } from "./notifications.ts";
 import { touchedPath } from "./parent-writes.ts";
+import { enabledTypes } from "../../resolve/resolve.ts";
+import { registerCadreUi, type WidgetMode } from "./ui/index.ts";
 import { agentPaths, loadFor, type ParentSnapshot, planSpawn } from "./spawn.ts";
 import {
 	RESULT_DESCRIPTION,
@@ -76,6 +78,8 @@ interface SessionState {
 	resuming: Set<string>;
 	/** Run records of earlier processes that were skipped, as diagnostic lines (ADR 0068). */
 	skippedRecords: string[];
+	/** Settings `ui.widget`, as of the last load. */
+	widget: WidgetMode;
 }
 
 /** A run's usage in pi's `Usage` shape (the foreground tool result reports it to pi). */
@@ -156,6 +160,7 @@ export default function cadre(pi: ExtensionAPI): void {
 			touched,
 			resuming: new Set(),
 			skippedRecords: earlier.skipped,
+			widget: loaded?.settings.ui.widget ?? "background",
 			maxResultChars: loaded?.settings.maxResultChars ?? 20000,
 			registry: createRunRegistry({
 				maxConcurrent: loaded?.settings.maxConcurrent.value ?? 4,
@@ -174,6 +179,7 @@ export default function cadre(pi: ExtensionAPI): void {
 					chainRoot: (id) => chainRoot(id, (run) => created.registry.get(run)),
 				}),
 				emit: (event, payload) => pi.events.emit(event, structuredClone(payload)),
+				onChange: () => ui.onChange(),
 				onTerminal: (run) => {
 					if (!run.background) return;
 					try {
@@ -336,6 +342,7 @@ export default function cadre(pi: ExtensionAPI): void {
 		}));
 		s.registry.setMaxConcurrent(loaded.settings.maxConcurrent.value);
 		s.maxResultChars = loaded.settings.maxResultChars;
+		s.widget = loaded.settings.ui.widget;
 		const background = request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground;
 		return s.registry.spawn(plan, {
 			background,
@@ -358,7 +365,7 @@ export default function cadre(pi: ExtensionAPI): void {
 					onProgress: (progress) =>
 						onUpdate?.({
 							content: [{ type: "text", text: `${progress.id}: ${progress.activity}, ${counted(progress.turns, "turn")}, ${counted(progress.toolUses, "tool use")}` }],
-							details: undefined,
+							details: runResult(progress, s.maxResultChars),
 						}),
 				});
 				if (run.background) {
@@ -427,21 +434,43 @@ export default function cadre(pi: ExtensionAPI): void {
 	});
 
 	pi.registerCommand("subagents", {
-		description: "List sub-agent runs; stop <id>, explain <type>, transcript <id>, worktrees [list|apply <id>|clean]",
+		description: "Sub-agent runs (a live view in the TUI); list, stop <id>, explain <type>, transcript <id>, worktrees [list|apply <id>|clean]",
+		getArgumentCompletions: (prefix) => ui.completions(prefix),
 		handler: async (args, ctx) => {
 			const s = ensure(ctx);
+			if (args.trim() === "" && (await ui.openView(ctx))) return;
 			const text = subagentsCommand(args, {
 				registry: s.registry,
 				skippedRecords: s.skippedRecords,
 				cwd: ctx.cwd,
-				explain: (type) => {
-					const parent = snapshot(s, { paths: [], excluded: [] });
-					return { loaded: safeLoad(ctx), parent, models: liveCatalog(parentModelRuntime(ctx), parent.facts.model), type };
-				},
+				explain: (type) => explainInputs(s, type),
 			});
 			const output = await text;
 			if (ctx.hasUI) ctx.ui.notify(output, "info");
 			else process.stdout.write(`${output}\n`);
+		},
+	});
+
+	const explainInputs = (s: SessionState, type: string) => {
+		const parent = snapshot(s, { paths: [], excluded: [] });
+		return { loaded: safeLoad(s.ctx), parent, models: liveCatalog(parentModelRuntime(s.ctx), parent.facts.model), type };
+	};
+
+	/** Everything a person sees in pi's TUI (src/hosts/pi/ui/). */
+	const ui = registerCadreUi(pi, {
+		runs: () => state?.registry.list() ?? [],
+		get: (id) => state?.registry.get(id),
+		conversation: (id) => state?.registry.conversation(id) ?? null,
+		steer: async (id, message) => {
+			await state?.registry.steer(id, message);
+		},
+		stop: async (id) => state?.registry.stop(id),
+		explain: (type) => (state ? explainType(explainInputs(state, type)) : "cadre: no parent session yet."),
+		cwd: () => state?.ctx.cwd ?? process.cwd(),
+		widgetMode: () => state?.widget ?? "background",
+		types: () => {
+			const loaded = state ? safeLoad(state.ctx) : null;
+			return loaded ? enabledTypes(loaded) : [];
 		},
 	});
 

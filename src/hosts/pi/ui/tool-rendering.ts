@@ -113,7 +113,7 @@ export function resultLines(result: RunResult, expanded: boolean, width: number,
 /** A background spawn's answer: where the run went. */
 export function startedLines(result: RunResult, width: number, style: Style): string[] {
 	const view = viewOfResult(result);
-	return [fit(`${style.fg("accent", "↗")} ${style.bold(view.id)} ${style.fg("muted", `runs in the background (${view.state}) · widget above the editor · /subagents`)}`, width)];
+	return [fit(`${style.fg("accent", "↗")} ${style.bold(view.id)} ${style.fg("muted", `in the background (${view.state}) · /subagents opens it`)}`, width)];
 }
 
 /** The `get_subagent_result` call line. */

@@ -4,7 +4,8 @@
  * description, turns (of `max_turns`), tool uses, tokens with context %, cost, running time and the
  * time it queued — and a second line with the current activity; finished rows linger a few seconds;
  * `N queued` at the bottom. The footer says `cadre: 2 running · 1 queued`. Rendering follows the
- * throttled {@link LiveFeed}; nothing here runs on the spawn path.
+ * throttled {@link LiveFeed} (which also ticks each second while runs are live, so elapsed times
+ * move and lingering rows go); nothing here runs on the spawn path.
  */
 import type { Component, TUI } from "@earendil-works/pi-tui";
 import type { RunRecord } from "../../../runtime/runs.ts";
@@ -92,8 +93,6 @@ export interface WidgetOptions {
 	mode(): WidgetMode;
 	feed: LiveFeed;
 	now?(): number;
-	/** Ticks while something is shown, so elapsed times and lingering rows move (default 1 s). */
-	tickMs?: number;
 }
 
 /** The widget controller: subscribes to the feed and keeps pi's widget and status up to date. */
@@ -105,17 +104,6 @@ export function createWidget(options: WidgetOptions): { dispose(): void } {
 	let component: LinesComponent | null = null;
 	let tui: TUI | null = null;
 	let status: string | undefined;
-	let ticker: NodeJS.Timeout | null = null;
-
-	const setTicking = (on: boolean) => {
-		if (on && ticker === null) {
-			ticker = setInterval(() => options.feed.changed(), options.tickMs ?? 1000);
-			ticker.unref?.();
-		} else if (!on && ticker !== null) {
-			clearInterval(ticker);
-			ticker = null;
-		}
-	};
 
 	const update = () => {
 		const mode = options.mode();
@@ -126,7 +114,6 @@ export function createWidget(options: WidgetOptions): { dispose(): void } {
 			options.ui.setStatus(UI_KEY, status);
 		}
 		const visible = mode !== "off" && (snapshot.rows.length > 0 || snapshot.queued > 0);
-		setTicking(snapshot.rows.length > 0 || snapshot.queued > 0);
 		if (!visible) {
 			if (shown) options.ui.setWidget(UI_KEY, undefined);
 			shown = false;
@@ -153,7 +140,12 @@ export function createWidget(options: WidgetOptions): { dispose(): void } {
 	return {
 		dispose() {
 			unsubscribe();
-			setTicking(false);
+			try {
+				if (shown) options.ui.setWidget(UI_KEY, undefined);
+				if (status !== undefined) options.ui.setStatus(UI_KEY, undefined);
+			} catch {
+				// the session's UI may be gone already
+			}
 		},
 	};
 }

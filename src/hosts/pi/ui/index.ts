@@ -1,0 +1,163 @@
+/**
+ * cadre in pi's terminal (issue 11, ADRs 0080–0084): the one function the extension calls to
+ * register everything a person sees — the live widget and footer status, the tool rows, the
+ * notification renderer, the `/subagents` view with its conversation viewer, the shortcut and the
+ * command's completion. Everything is fed by the run registry (records and its change hook) through
+ * {@link CadreUiHost}. Without pi's TUI (print, JSON and RPC modes) none of it runs: no widget,
+ * status, timer or view; renderers are only ever called by the TUI.
+ */
+import type { ExtensionAPI, ExtensionContext, MessageRenderOptions, Theme } from "@earendil-works/pi-coding-agent";
+import { Box } from "@earendil-works/pi-tui";
+import type { ChildMessage } from "../../../runtime/pi-sdk.ts";
+import { readTranscript } from "../../../runtime/pi-sdk.ts";
+import type { RunRecord } from "../../../runtime/runs.ts";
+import { type CompletionItem, subagentsCompletions } from "./completions.ts";
+import { createLiveFeed, type LiveFeed } from "./live-feed.ts";
+import { LinesComponent } from "./lines-component.ts";
+import { notificationLines } from "./notification-renderer.ts";
+import { isEnded } from "./run-view.ts";
+import { runWorktreeReport } from "./run-worktree-report.ts";
+import { SubagentsScreen } from "./runs-view.ts";
+import { createToolRenderers } from "./tool-rendering.ts";
+import { createWidget, LINGER_MS, type WidgetMode } from "./widget.ts";
+
+export type { WidgetMode } from "./widget.ts";
+
+/** The `customType` of cadre's completion notifications. */
+export const NOTIFICATION_MESSAGE_TYPE = "cadre-notification";
+/** The keyboard shortcut that opens the `/subagents` view. */
+export const VIEW_SHORTCUT = "alt+s";
+
+/** What the UI needs from the running extension (all of it reads the current parent session). */
+export interface CadreUiHost {
+	runs(): readonly RunRecord[];
+	get(id: string): RunRecord | undefined;
+	/** The live child's messages, or null when the run has no live child. */
+	conversation(id: string): ChildMessage[] | null;
+	steer(id: string, message: string): Promise<void>;
+	stop(id: string): Promise<RunRecord | undefined>;
+	/** The explain table of a type, as `/subagents explain` prints it. */
+	explain(type: string): string;
+	/** The parent's cwd (the repository worktree reports read). */
+	cwd(): string;
+	/** Settings `ui.widget`. */
+	widgetMode(): WidgetMode;
+	/** Enabled type names, for completion. */
+	types(): string[];
+}
+
+/** What the extension wires: the registry's change hook, the command's view and completion. */
+export interface CadreUi {
+	/** The registry's `onChange`: O(1), a no-op without a TUI. */
+	onChange(): void;
+	/** Open the `/subagents` view; false when there is no TUI (the caller prints text instead). */
+	openView(ctx: ExtensionContext): Promise<boolean>;
+	/** `/subagents` argument completion. */
+	completions(argumentText: string): CompletionItem[] | null;
+}
+
+/** Register cadre's TUI with pi. Call once, from the extension factory. */
+export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
+	let feed: LiveFeed | null = null;
+	let widget: { dispose(): void } | null = null;
+	let ticker: NodeJS.Timeout | null = null;
+	/** Tool rows of running children, refreshed on every update until their run ends. */
+	const rows = new Map<string, Set<() => void>>();
+
+	const live = () => {
+		const now = Date.now();
+		return host.runs().some((run) => !isEnded(run.state) || (run.endedAt !== null && now - run.endedAt < LINGER_MS));
+	};
+	/** One tick a second while anything is live, so elapsed times move and lingering rows go. */
+	const tick = () => {
+		if (live() && ticker === null) {
+			ticker = setInterval(() => feed?.changed(), 1000);
+			ticker.unref?.();
+		} else if (!live() && ticker !== null) {
+			clearInterval(ticker);
+			ticker = null;
+		}
+	};
+	const refreshRows = () => {
+		for (const [id, refreshers] of rows) {
+			for (const refresh of refreshers) refresh();
+			const run = host.get(id);
+			if (!run || isEnded(run.state)) rows.delete(id);
+		}
+	};
+
+	const start = (ctx: ExtensionContext) => {
+		stop();
+		if (ctx.mode !== "tui") return;
+		feed = createLiveFeed();
+		feed.subscribe(tick);
+		feed.subscribe(refreshRows);
+		widget = createWidget({ ui: ctx.ui, runs: host.runs, mode: host.widgetMode, feed });
+	};
+	const stop = () => {
+		widget?.dispose();
+		widget = null;
+		feed?.dispose();
+		feed = null;
+		if (ticker !== null) clearInterval(ticker);
+		ticker = null;
+		rows.clear();
+	};
+	pi.on("session_start", (_event, ctx) => start(ctx));
+	pi.on("session_shutdown", () => stop());
+
+	const renderers = createToolRenderers({
+		get: host.get,
+		track(refresh, runId) {
+			if (!feed) return;
+			const set = rows.get(runId) ?? new Set();
+			set.add(refresh);
+			rows.set(runId, set);
+			tick();
+		},
+	});
+	const byTool: Record<string, unknown> = { subagent: renderers.subagent, get_subagent_result: renderers.fetch, steer_subagent: renderers.steer };
+	pi.registerToolRenderer((toolName, next) => (byTool[toolName] as ReturnType<typeof next>) ?? next());
+
+	pi.registerMessageRenderer(NOTIFICATION_MESSAGE_TYPE, (message, options: MessageRenderOptions, theme: Theme) => {
+		const content = typeof message.content === "string" ? message.content : message.content.map((part) => ("text" in part ? part.text : "")).join("");
+		const hint = options.keyHint("app.tools.expand", "to expand");
+		const box = new Box(options.outputPad, 1, (text) => theme.bg("customMessageBg", text));
+		box.addChild(new LinesComponent((width) => notificationLines(message.details, content, options.expanded, width, theme, hint)));
+		return box;
+	});
+
+	const viewerHost = {
+		get: host.get,
+		runs: host.runs,
+		messages: (run: RunRecord) => host.conversation(run.id) ?? (run.transcript ? readTranscript(run.transcript) : []),
+		steer: host.steer,
+		stop: host.stop,
+		explain: host.explain,
+		worktreeReport: (run: RunRecord) => runWorktreeReport(run, host.cwd()),
+	};
+
+	const openView = async (ctx: ExtensionContext, openId?: string) => {
+		if (ctx.mode !== "tui" || !feed) return false;
+		const current = feed;
+		await ctx.ui.custom<void>((tui, theme, keybindings, done) => new SubagentsScreen({ host: viewerHost, tui, theme, keybindings, feed: current, done: () => done(), openId }));
+		return true;
+	};
+
+	pi.registerShortcut(VIEW_SHORTCUT, {
+		description: "Open cadre's sub-agent runs (/subagents)",
+		handler: async (ctx) => {
+			await openView(ctx);
+		},
+	});
+
+	return {
+		onChange: () => feed?.changed(),
+		openView: (ctx) => openView(ctx),
+		completions: (argumentText) =>
+			subagentsCompletions(argumentText, {
+				runs: () => host.runs().map((run) => ({ id: run.id, state: run.state, description: run.description })),
+				types: host.types,
+			}),
+	};
+}
