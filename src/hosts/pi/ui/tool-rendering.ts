@@ -55,10 +55,9 @@ export function activityLines(view: RunView, width: number, style: Style): strin
 /** `✓ completed · faux/m · read-only · reviewer · 2 turns · 1.4k tok · 4.0s`. */
 export function summaryLine(view: RunView, style: Style): string {
 	const tone = view.state === "completed" ? "success" : view.state === "failed" ? "error" : "warning";
-	return `${stateIcon(view.state, style)} ${style.fg(tone, view.state)} ${style.fg(
+	return `${stateIcon(view.state, style)} ${style.fg(tone, view.state)} · ${style.fg(
 		"dim",
 		dotted([
-			"",
 			view.model,
 			view.capability,
 			view.persona,

@@ -1,0 +1,139 @@
+/**
+ * The real `pi` binary in a pseudo-terminal (`@lydell/node-pty`), its screen read the way a
+ * terminal draws it (`@xterm/headless`, which also answers pi's terminal queries), with cadre
+ * loaded from this checkout (`-e <repo>`) and a scripted faux model, offline, in its own HOME,
+ * agent dir and project (ADR 0083). Tests wait for screen states — never for fixed times — so they
+ * hold on a loaded machine: {@link PiTerminal.waitFor} polls the screen until a predicate holds.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pty from "@lydell/node-pty";
+import xterm from "@xterm/headless";
+import { REPO_ROOT } from "../../support/cli.ts";
+
+/** Keys as a terminal sends them. */
+export const KEYS = { enter: "\r", escape: "\x1b", up: "\x1b[A", down: "\x1b[B", altS: "\x1bs" } as const;
+
+export interface PiTerminalOptions {
+	/** The faux-model extension under test/tui/fixtures/. */
+	fixture: string;
+	/** `<agentDir>/subagents.json`. */
+	settings?: Record<string, unknown>;
+	cols?: number;
+	rows?: number;
+}
+
+export interface PiTerminal {
+	project: string;
+	/** The visible screen, one string per row (trailing spaces trimmed). */
+	lines(): string[];
+	screen(): string;
+	/** The rows directly above the editor's top border: widgets. */
+	aboveEditor(): string[];
+	/** The footer: the rows below the editor's bottom border. */
+	footer(): string[];
+	write(data: string): void;
+	/** Type text into the editor, wait until it shows, press Enter. */
+	submit(text: string): Promise<void>;
+	/** Poll the screen until `predicate` holds; throws with the screen after `timeoutMs`. */
+	waitFor(description: string, predicate: (terminal: PiTerminal) => boolean, timeoutMs?: number): Promise<void>;
+	/** Lets the scripted child NAME finish (creates `release-NAME` in the project). */
+	release(name: string): void;
+	/** The child requests the fixture logged. */
+	childRequests(): { name: string; texts: string[] }[];
+	close(): Promise<void>;
+}
+
+const BORDER = /^─{20,}$/;
+
+/** Start pi and wait until its editor is ready. */
+export async function startPi(options: PiTerminalOptions): Promise<PiTerminal> {
+	const root = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "tui-"));
+	const agentDir = join(root, "agent");
+	const project = join(root, "project");
+	for (const dir of [join(root, "home"), agentDir, project]) mkdirSync(dir, { recursive: true });
+	writeFileSync(join(agentDir, "auth.json"), JSON.stringify({ faux: { type: "api_key", key: "offline" } }));
+	if (options.settings) writeFileSync(join(agentDir, "subagents.json"), JSON.stringify(options.settings));
+	const log = join(root, "child-requests.jsonl");
+	const cols = options.cols ?? 120;
+	const rows = options.rows ?? 40;
+	const bin = join(REPO_ROOT, "node_modules", ".bin");
+	const term = new xterm.Terminal({ cols, rows, allowProposedApi: true });
+	const child = pty.spawn(join(bin, "pi"), ["-e", REPO_ROOT, "-e", join(REPO_ROOT, "test/tui/fixtures", options.fixture), "--model", "faux/scripted"], {
+		cols,
+		rows,
+		cwd: project,
+		name: "xterm-256color",
+		env: {
+			...process.env,
+			HOME: join(root, "home"),
+			PI_CODING_AGENT_DIR: agentDir,
+			PI_OFFLINE: "1",
+			PI_TELEMETRY: "0",
+			CADRE_TUI_LOG: log,
+			PATH: `${bin}:${process.env.PATH ?? ""}`,
+		},
+	});
+	let exited = false;
+	const exit = new Promise<void>((resolve) => child.onExit(() => resolve()));
+	void exit.then(() => (exited = true));
+	child.onData((data) => term.write(data));
+	// pi queries the terminal (colours, capabilities); xterm answers like a real one.
+	term.onData((data) => child.write(data));
+
+	const lines = () => {
+		const buffer = term.buffer.active;
+		return Array.from({ length: term.rows }, (_, row) => buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? "");
+	};
+	const borders = () => lines().flatMap((line, index) => (BORDER.test(line.trim()) ? [index] : []));
+
+	const terminal: PiTerminal = {
+		project,
+		lines,
+		screen: () => lines().join("\n"),
+		aboveEditor() {
+			const all = lines();
+			const top = borders().at(-2);
+			if (top === undefined) return [];
+			const above: string[] = [];
+			for (let row = top - 1; row >= 0 && (all[row] ?? "").trim() !== ""; row--) above.unshift(all[row] ?? "");
+			return above;
+		},
+		footer() {
+			const bottom = borders().at(-1);
+			return bottom === undefined ? [] : lines().slice(bottom + 1);
+		},
+		write: (data) => child.write(data),
+		async submit(text) {
+			child.write(text);
+			await terminal.waitFor(`the editor shows ${JSON.stringify(text)}`, (t) => t.lines().some((line) => line.includes(text)));
+			child.write(KEYS.enter);
+		},
+		async waitFor(description, predicate, timeoutMs = 25_000) {
+			const deadline = Date.now() + timeoutMs;
+			for (;;) {
+				if (predicate(terminal)) return;
+				if (exited) throw new Error(`pi exited while waiting for ${description}:\n${terminal.screen()}`);
+				if (Date.now() > deadline) throw new Error(`timed out waiting for ${description}; the screen:\n${terminal.screen()}`);
+				await new Promise((resolve) => setTimeout(resolve, 50));
+			}
+		},
+		release: (name) => writeFileSync(join(project, `release-${name}`), ""),
+		childRequests: () =>
+			existsSync(log)
+				? readFileSync(log, "utf8")
+						.trim()
+						.split("\n")
+						.filter(Boolean)
+						.map((line) => JSON.parse(line) as { name: string; texts: string[] })
+				: [],
+		async close() {
+			if (!exited) child.kill();
+			await Promise.race([exit, new Promise((resolve) => setTimeout(resolve, 3000))]);
+			term.dispose();
+		},
+	};
+	// Ready: the editor's borders and pi's footer (the model name) are drawn.
+	await terminal.waitFor("pi's editor", (t) => borders().length >= 2 && t.footer().some((line) => line.includes("scripted")), 40_000);
+	return terminal;
+}
