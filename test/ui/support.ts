@@ -8,6 +8,7 @@ import { expect } from "vitest";
 import { type RunResult, runResult } from "../../src/runtime/result.ts";
 import type { RunRecord } from "../../src/runtime/runs.ts";
 import type { Style, Tone } from "../../src/hosts/pi/ui/text.ts";
+import { record as baseRecord } from "../runtime/record.ts";
 
 /** The widths every renderer is tested at. */
 export const WIDTHS = [40, 80, 160] as const;
@@ -36,39 +37,15 @@ export function expectSafeLines(lines: readonly string[], width: number): void {
 	}
 }
 
-/** A run record; times are relative to `now` = 100 000. */
+/** A running run record (the unit tests' factory with live fields); times are relative to {@link NOW}. */
 export function record(overrides: Partial<RunRecord> = {}): RunRecord {
-	return {
-		id: "explore-abc123",
-		type: "explore",
+	const base = baseRecord();
+	return baseRecord({
 		description: "review the math module",
-		prompt: "p",
-		plannedCwd: "/tmp",
-		background: true,
 		state: "running",
-		config: {
-			model: "faux/child-model",
-			reasoningEffort: "high",
-			capabilityMode: "read-only",
-			persona: "reviewer",
-			personaInstructions: null,
-			rolePrompt: null,
-			rolePromptWarning: null,
-			roleName: null,
-			personaError: null,
-			isolation: "none",
-			tools: ["read", "grep"],
-			maxTurns: 20,
-			runInBackground: true,
-			inheritContext: false,
-			cwd: ".",
-			standingInstructions: null,
-			definition: { name: "explore", source: "bundled" },
-		},
+		config: { ...base.config, model: "faux/child-model", persona: "reviewer", tools: ["read", "grep"], maxTurns: 20 },
 		trace: {},
 		ignored: [],
-		diagnostics: [],
-		resumeOf: null,
 		createdAt: 30_000,
 		startedAt: 36_000,
 		endedAt: null,
@@ -80,14 +57,9 @@ export function record(overrides: Partial<RunRecord> = {}): RunRecord {
 		toolUses: 5,
 		usage: { input: 10_000, output: 2_400, cacheRead: 0, cacheWrite: 0, cost: 0.0123 },
 		text: null,
-		error: null,
 		transcript: "/home/me/.pi/agent/sessions/--home-me-project--/cadre/01a230f0-4b51-7247/2026-12-01T09-29-48-884Z_01a230f0.jsonl",
-		isolation: null,
-		limitReached: false,
-		fetched: false,
-		notified: false,
 		...overrides,
-	};
+	});
 }
 
 /** The structured result of a finished run. */

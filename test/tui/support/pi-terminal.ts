@@ -5,17 +5,17 @@
  * agent dir and project (ADR 0083). Tests wait for screen states — never for fixed times — so they
  * hold on a loaded machine: {@link PiTerminal.waitFor} polls the screen until a predicate holds.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pty from "@lydell/node-pty";
 import xterm from "@xterm/headless";
-import { REPO_ROOT } from "../../support/cli.ts";
+import { piCommand, piWorld } from "../../support/pi-cli.ts";
 
 /** Keys as a terminal sends them. */
 export const KEYS = { enter: "\r", escape: "\x1b", up: "\x1b[A", down: "\x1b[B", altS: "\x1bs" } as const;
 
 export interface PiTerminalOptions {
-	/** The faux-model extension under test/tui/fixtures/. */
+	/** The faux-model extension under test/pi/fixtures/. */
 	fixture: string;
 	/** `<agentDir>/subagents.json`. */
 	settings?: Record<string, unknown>;
@@ -48,32 +48,16 @@ const BORDER = /^─{20,}$/;
 
 /** Start pi and wait until its editor is ready. */
 export async function startPi(options: PiTerminalOptions): Promise<PiTerminal> {
-	const root = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "tui-"));
-	const agentDir = join(root, "agent");
-	const project = join(root, "project");
-	for (const dir of [join(root, "home"), agentDir, project]) mkdirSync(dir, { recursive: true });
-	writeFileSync(join(agentDir, "auth.json"), JSON.stringify({ faux: { type: "api_key", key: "offline" } }));
-	if (options.settings) writeFileSync(join(agentDir, "subagents.json"), JSON.stringify(options.settings));
-	const log = join(root, "child-requests.jsonl");
+	const world = piWorld("tui-");
+	if (options.settings) writeFileSync(join(world.agentDir, "subagents.json"), JSON.stringify(options.settings));
+	const project = world.project;
+	const log = join(world.root, "child-requests.jsonl");
 	const cols = options.cols ?? 120;
 	const rows = options.rows ?? 40;
-	const bin = join(REPO_ROOT, "node_modules", ".bin");
+	// The same command as the `pi -p` tests, without `-p`: interactive.
+	const command = piCommand(world, { fixture: options.fixture, prompt: "", env: { CADRE_TUI_LOG: log } });
 	const term = new xterm.Terminal({ cols, rows, allowProposedApi: true });
-	const child = pty.spawn(join(bin, "pi"), ["-e", REPO_ROOT, "-e", join(REPO_ROOT, "test/tui/fixtures", options.fixture), "--model", "faux/scripted"], {
-		cols,
-		rows,
-		cwd: project,
-		name: "xterm-256color",
-		env: {
-			...process.env,
-			HOME: join(root, "home"),
-			PI_CODING_AGENT_DIR: agentDir,
-			PI_OFFLINE: "1",
-			PI_TELEMETRY: "0",
-			CADRE_TUI_LOG: log,
-			PATH: `${bin}:${process.env.PATH ?? ""}`,
-		},
-	});
+	const child = pty.spawn(command.bin, command.args.slice(0, command.args.indexOf("-p")), { cols, rows, cwd: command.cwd, name: "xterm-256color", env: command.env });
 	let exited = false;
 	const exit = new Promise<void>((resolve) => child.onExit(() => resolve()));
 	void exit.then(() => (exited = true));

@@ -12,6 +12,7 @@ import type { ChildMessage } from "../../../runtime/pi-sdk.ts";
 import { readTranscript } from "../../../runtime/pi-sdk.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { type CompletionItem, subagentsCompletions } from "./completions.ts";
+import { NOTIFICATION_TYPE } from "../notifications.ts";
 import { createLiveFeed, type LiveFeed } from "./live-feed.ts";
 import { LinesComponent } from "./lines-component.ts";
 import { notificationLines } from "./notification-renderer.ts";
@@ -23,8 +24,6 @@ import { createWidget, LINGER_MS, type WidgetMode } from "./widget.ts";
 
 export type { WidgetMode } from "./widget.ts";
 
-/** The `customType` of cadre's completion notifications. */
-export const NOTIFICATION_MESSAGE_TYPE = "cadre-notification";
 /** The keyboard shortcut that opens the `/subagents` view. */
 export const VIEW_SHORTCUT = "alt+s";
 
@@ -119,7 +118,7 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 	const byTool: Record<string, unknown> = { subagent: renderers.subagent, get_subagent_result: renderers.fetch, steer_subagent: renderers.steer };
 	pi.registerToolRenderer((toolName, next) => (byTool[toolName] as ReturnType<typeof next>) ?? next());
 
-	pi.registerMessageRenderer(NOTIFICATION_MESSAGE_TYPE, (message, options: MessageRenderOptions, theme: Theme) => {
+	pi.registerMessageRenderer(NOTIFICATION_TYPE, (message, options: MessageRenderOptions, theme: Theme) => {
 		const content = typeof message.content === "string" ? message.content : message.content.map((part) => ("text" in part ? part.text : "")).join("");
 		const hint = options.keyHint("app.tools.expand", "to expand");
 		const box = new Box(options.outputPad, 1, (text) => theme.bg("customMessageBg", text));

@@ -3,10 +3,11 @@
  * model-facing text (`[cadre-notification]`, a wrapped transcript path, a line addressed to the
  * model), each child of the message gets its icon, type, description, turns, tool uses, tokens,
  * duration and a preview; the expanded view (pi's expand key) shows each whole result. A message
- * covers one child or a batch; its `details` are `{ runs: RunResult[] }` (batched notifications),
- * or one `RunResult` (messages written before batching). The model still reads `content`.
+ * covers one child or a batch; its `details` are {@link NotificationDetails} (`{ runs }`), or one
+ * `RunResult` in sessions written before batching. The model still reads `content`.
  */
 import type { RunResult } from "../../../runtime/result.ts";
+import type { NotificationDetails } from "../notifications.ts";
 import { formatDuration, formatTokens, formatTools, formatTurns, stateIcon, viewOfResult } from "./run-view.ts";
 import { resultDetailLines } from "./tool-rendering.ts";
 import { dotted, fit, type Style, wrapped } from "./text.ts";
@@ -16,7 +17,7 @@ export function notificationRuns(details: unknown): RunResult[] {
 	const isRun = (value: unknown): value is RunResult =>
 		value !== null && typeof value === "object" && typeof (value as RunResult).id === "string" && typeof (value as RunResult).status === "string";
 	if (isRun(details)) return [details];
-	const runs = (details as { runs?: unknown } | null)?.runs;
+	const runs = (details as Partial<NotificationDetails> | null)?.runs;
 	return Array.isArray(runs) ? runs.filter(isRun) : [];
 }
 
