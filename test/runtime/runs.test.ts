@@ -3,7 +3,7 @@
  * session cannot pin down (a stop that arrives while a finished run's isolation is being wrapped up).
  */
 import { describe, expect, it } from "vitest";
-import type { ChildEvent, ChildHandle } from "../../src/runtime/pi-sdk.ts";
+import type { ChildEvent, ChildHandle, ChildMessage } from "../../src/runtime/pi-sdk.ts";
 import { formatResult, runResult } from "../../src/runtime/result.ts";
 import { createRunRegistry, type LifecycleEvent, type RunRecord, type SpawnPlan } from "../../src/runtime/runs.ts";
 import { record as runRecord } from "./record.ts";
@@ -191,5 +191,55 @@ describe("run registry", () => {
 		expect((await done).state).toBe("stopped");
 		expect(run.state).toBe("stopped");
 		expect(created).toBe(0);
+	});
+
+	it("feeds live displays: onChange after each visible change, the current tool with its arguments, context use, the live conversation", async () => {
+		let emitEvent: (event: ChildEvent) => void = () => {};
+		let finishRun: () => void = () => {};
+		const running = new Promise<void>((resolve) => (finishRun = resolve));
+		let started: () => void = () => {};
+		const isRunning = new Promise<void>((resolve) => (started = resolve));
+		const messages: ChildMessage[] = [{ role: "user", text: "p" }];
+		const handle: ChildHandle = {
+			...child("done"),
+			subscribe: (listener) => {
+				emitEvent = listener;
+				return () => {};
+			},
+			run: async () => {
+				started();
+				await running;
+			},
+			contextUsage: () => ({ tokens: 1200, window: 128_000, percent: 0.9 }),
+			messages: () => messages,
+		};
+		const changes: string[] = [];
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {}, onChange: (run) => changes.push(`${run.state}:${run.activity}`) });
+		const { run, done } = await registry.spawn(plan(handle), { background: true });
+		await isRunning;
+		emitEvent({ type: "turn_start", turn: 1 });
+		emitEvent({ type: "tool_start", toolName: "read", args: { path: "src/a.ts" } });
+		expect(run.currentTool).toEqual({ name: "read", args: { path: "src/a.ts" } });
+		emitEvent({ type: "turn_end", turn: 1, toolCalls: 1 });
+		expect(run.context).toEqual({ tokens: 1200, window: 128_000, percent: 0.9 });
+		expect(registry.conversation(run.id)).toEqual(messages);
+		emitEvent({ type: "turn_start", turn: 2 });
+		expect(run.currentTool).toBeNull();
+		finishRun();
+		await done;
+		expect(changes).toEqual(["queued:queued", "running:starting", "running:thinking", "running:tool read", "running:tool read", "running:thinking", "completed:completed"]);
+		expect(registry.conversation(run.id)).toBeNull();
+	});
+
+	it("a display that throws never breaks a run", async () => {
+		const registry = createRunRegistry({
+			maxConcurrent: 1,
+			emit: () => {},
+			onChange: () => {
+				throw new Error("display bug");
+			},
+		});
+		const { done } = await registry.spawn(plan(child("fine")), { background: true });
+		expect((await done).state).toBe("completed");
 	});
 });

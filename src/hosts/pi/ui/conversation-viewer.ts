@@ -41,7 +41,7 @@ export function conversationLines(messages: readonly ChildMessage[], width: numb
 	for (const message of messages) {
 		switch (message.role) {
 			case "user":
-				lines.push(...wrapped(message.text, width, "› ").map((line) => style.fg("accent", line)));
+				lines.push(...wrapped(message.text, width, "› ", Number.POSITIVE_INFINITY, "  ").map((line) => style.fg("accent", line)));
 				break;
 			case "assistant":
 				if (message.thinking.trim()) lines.push(fit(style.fg("dim", `(thinking: ${message.thinking.replace(/\s+/g, " ").trim()})`), width));
@@ -49,7 +49,7 @@ export function conversationLines(messages: readonly ChildMessage[], width: numb
 				for (const call of message.toolCalls) {
 					lines.push(...wrapped(`→ ${call.name} ${argumentText(call.args)}`, width, "", unfold ? Number.POSITIVE_INFINITY : 2).map((line) => style.fg("toolTitle", line)));
 				}
-				if (message.stopReason === "error" && message.errorMessage) lines.push(...wrapped(message.errorMessage, width, "✗ ").map((line) => style.fg("error", line)));
+				if (message.stopReason === "error" && message.errorMessage) lines.push(...wrapped(message.errorMessage, width, "✗ ", Number.POSITIVE_INFINITY, "  ").map((line) => style.fg("error", line)));
 				break;
 			case "toolResult": {
 				const all = message.text.split("\n");

@@ -31,7 +31,8 @@ export function worktreeReportText(run: RunRecord, entry: CadreWorktreeEntry | n
 	const escaped = report.escapedPaths;
 	if (Array.isArray(escaped) && escaped.length > 0) lines.push("", `written outside the worktree: ${escaped.join(", ")}`);
 	if (entry) {
-		lines.push("", `state: ${entry.state}${entry.locked ? " (in use)" : ""}; applied: ${entry.applied ? "yes" : "no"}`);
+		const lock = entry.interrupted ? " (interrupted: its run's process is gone; /subagents worktrees clean recovers its work)" : entry.locked ? " (in use)" : "";
+		lines.push("", `state: ${entry.state}${lock}; applied: ${entry.applied ? "yes" : "no"}`);
 		if (entry.commit) lines.push(`tip: ${entry.commit.slice(0, 10)} ${entry.subject ?? ""}`.trimEnd());
 		if (entry.uncommitted.length > 0) lines.push(`not on the branch: ${entry.uncommitted.join(", ")}`);
 		if (entry.ignored.length > 0) lines.push(`ignored files kept: ${entry.ignored.join(", ")}`);

@@ -39,7 +39,8 @@ const COLUMNS: Column[] = [
 function fittingColumns(views: readonly RunView[], width: number, style: Style): { columns: Column[]; widths: number[] } {
 	const natural = (column: Column) => Math.max(widthOf(column.title), ...views.map((view) => widthOf(column.cell(view, style))));
 	let columns = [...COLUMNS];
-	const minDescription = 12;
+	// Optional columns give way until the description has room for what most descriptions say.
+	const minDescription = Math.min(30, Math.max(11, ...views.map((view) => widthOf(view.description))));
 	for (;;) {
 		const fixed = columns.filter((column) => !column.flexible).reduce((sum, column) => sum + natural(column) + 2, 2);
 		const optional = [...columns].reverse().find((column) => column.optional);

@@ -54,15 +54,16 @@ export function widthOf(text: string): number {
 }
 
 /**
- * Safe text of several lines wrapped to `width` after `indent` (each line starts with it), at most
- * `maxLines` lines (the last one ends with "…" when text was left out).
+ * Safe text of several lines wrapped to `width`: the first line after `indent`, the others after
+ * `hang` (the indent by default), at most `maxLines` lines (the last ends with "…" when text was
+ * left out).
  */
-export function wrapped(text: string, width: number, indent = "", maxLines = Number.POSITIVE_INFINITY): string[] {
-	const inner = Math.max(1, width - visibleWidth(indent));
+export function wrapped(text: string, width: number, indent = "", maxLines = Number.POSITIVE_INFINITY, hang = indent): string[] {
+	const inner = Math.max(1, width - Math.max(visibleWidth(indent), visibleWidth(hang)));
 	const lines: string[] = [];
 	for (const paragraph of shownBlock(text).split("\n")) {
 		const pieces = paragraph === "" ? [""] : wrapTextWithAnsi(paragraph, inner);
-		for (const piece of pieces) lines.push(fit(indent + piece, width));
+		for (const piece of pieces) lines.push(fit((lines.length === 0 ? indent : hang) + piece, width));
 	}
 	if (lines.length <= maxLines) return lines;
 	const kept = lines.slice(0, Math.max(0, maxLines));
