@@ -358,15 +358,17 @@ export default function cadre(pi: ExtensionAPI): void {
 			label: "Sub-agent",
 			description,
 			parameters: subagentParameters,
-			async execute(_toolCallId, params, signal, onUpdate, ctx) {
+			async execute(toolCallId, params, signal, onUpdate, ctx) {
 				const s = ensure(ctx);
 				const { run, done } = await start(ctx, params as SpawnRequest, {
 					signal,
-					onProgress: (progress) =>
+					onProgress: (progress) => {
+						ui.toolCall(toolCallId, progress.id);
 						onUpdate?.({
 							content: [{ type: "text", text: `${progress.id}: ${progress.activity}, ${counted(progress.turns, "turn")}, ${counted(progress.toolUses, "tool use")}` }],
-							details: runResult(progress, s.maxResultChars),
-						}),
+							details: undefined,
+						});
+					},
 				});
 				if (run.background) {
 					return {

@@ -53,6 +53,8 @@ export interface CadreUi {
 	openView(ctx: ExtensionContext): Promise<boolean>;
 	/** `/subagents` argument completion. */
 	completions(argumentText: string): CompletionItem[] | null;
+	/** A `subagent` call's run is known (its tool row shows the run live). O(1). */
+	toolCall(toolCallId: string, runId: string): void;
 }
 
 /** Register cadre's TUI with pi. Call once, from the extension factory. */
@@ -62,6 +64,8 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 	let ticker: NodeJS.Timeout | null = null;
 	/** Tool rows of running children, refreshed on every update until their run ends. */
 	const rows = new Map<string, Set<() => void>>();
+	/** Tool call id → the run it started (foreground `subagent` calls). */
+	const calls = new Map<string, string>();
 
 	const live = () => {
 		const now = Date.now();
@@ -77,12 +81,16 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 			ticker = null;
 		}
 	};
+	const ended = (id: string) => {
+		const run = host.get(id);
+		return !run || isEnded(run.state);
+	};
 	const refreshRows = () => {
 		for (const [id, refreshers] of rows) {
 			for (const refresh of refreshers) refresh();
-			const run = host.get(id);
-			if (!run || isEnded(run.state)) rows.delete(id);
+			if (ended(id)) rows.delete(id);
 		}
+		for (const [call, id] of calls) if (ended(id) && !rows.has(id)) calls.delete(call);
 	};
 
 	const start = (ctx: ExtensionContext) => {
@@ -101,12 +109,14 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 		if (ticker !== null) clearInterval(ticker);
 		ticker = null;
 		rows.clear();
+		calls.clear();
 	};
 	pi.on("session_start", (_event, ctx) => start(ctx));
 	pi.on("session_shutdown", () => stop());
 
 	const renderers = createToolRenderers({
 		get: host.get,
+		runOfToolCall: (toolCallId) => calls.get(toolCallId),
 		track(refresh, runId) {
 			if (!feed) return;
 			const set = rows.get(runId) ?? new Set();
@@ -152,6 +162,9 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 
 	return {
 		onChange: () => feed?.changed(),
+		toolCall(toolCallId, runId) {
+			if (feed && calls.get(toolCallId) !== runId) calls.set(toolCallId, runId);
+		},
 		openView: (ctx) => openView(ctx),
 		completions: (argumentText) =>
 			subagentsCompletions(argumentText, {

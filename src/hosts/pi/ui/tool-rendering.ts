@@ -155,12 +155,15 @@ export function textResultLines(text: string, isError: boolean, expanded: boolea
 export interface ToolRenderHost {
 	/** The live record of a run of this session, if it is one. */
 	get(id: string): RunRecord | undefined;
+	/** The run a running `subagent` call started (its partial results carry no details). */
+	runOfToolCall(toolCallId: string): string | undefined;
 	/** Rows of running children to refresh while they run (elapsed time), until their run ends. */
 	track(refresh: () => void, runId: string): void;
 }
 
 /** The renderers' view of pi's render context (the fields cadre uses). */
 export interface RenderContext {
+	toolCallId: string;
 	state: Record<string, unknown>;
 	isError: boolean;
 	invalidate(): void;
@@ -194,14 +197,16 @@ export function createToolRenderers(host: ToolRenderHost) {
 		renderCall: (args: SubagentArgs, theme: Style, context: RenderContext) => lines((width) => subagentCallLines(args ?? {}, liveView(context.state.runId), width, theme)),
 		renderResult: (result: ToolResult, options: { expanded: boolean; isPartial: boolean }, theme: Style, context: RenderContext) => {
 			const details = result.details;
-			if (!isRunResult(details)) return lines((width) => textResultLines(textOf(result), context.isError, options.expanded, width, theme));
 			if (options.isPartial) {
-				if (context.state.runId !== details.id) {
-					context.state.runId = details.id;
-					host.track(() => context.invalidate(), details.id);
+				const runId = host.runOfToolCall(context.toolCallId);
+				if (runId !== undefined && context.state.runId !== runId) {
+					context.state.runId = runId;
+					host.track(() => context.invalidate(), runId);
 				}
-				return lines((width) => activityLines(liveView(details.id) ?? viewOfResult(details), width, theme));
+				const live = liveView(runId);
+				return lines((width) => (live ? activityLines(live, width, theme) : textResultLines(textOf(result), false, false, width, theme)));
 			}
+			if (!isRunResult(details)) return lines((width) => textResultLines(textOf(result), context.isError, options.expanded, width, theme));
 			if (!isEnded(details.status)) return lines((width) => startedLines(details, width, theme));
 			return lines((width) => resultLines(details, options.expanded, width, theme, hint(context)));
 		},
