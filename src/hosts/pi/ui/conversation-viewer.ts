@@ -215,6 +215,8 @@ export class ConversationViewer implements Focusable {
 			} else this.note = `${this.runId} keeps running.`;
 			return undefined;
 		}
+		// A note answers the last key; the next key clears it.
+		this.note = "";
 		if (this.keys.matches(data, "tui.select.cancel") || matchesKey(data, "q")) {
 			if (this.mode === "conversation") return "close";
 			this.mode = "conversation";
