@@ -42,6 +42,7 @@ function fakePi() {
 const running = [record(), record({ id: "queued-1", state: "queued", startedAt: null })];
 const host = {
 	runs: () => running,
+	ownRuns: () => running,
 	get: (id: string) => running.find((run) => run.id === id),
 	conversation: () => null,
 	steer: async () => {},

@@ -41,8 +41,7 @@ describe("cadre in pi's TUI", () => {
 		await pi.submit("/subagents");
 		await pi.waitFor("the view", (t) => has(t.lines(), "sub-agent runs of this session", "delta task", "epsilon task", "RUNNING"));
 
-		pi.write(KEYS.enter);
-		await pi.waitFor("delta's live conversation", (t) => has(t.lines(), "› task delta", '→ bash {"command":"while [ ! -e release-delta ]', "s steer"));
+		await pi.pressUntil(KEYS.enter, "delta's live conversation", (t) => has(t.lines(), "› task delta", '→ bash {"command":"while [ ! -e release-delta ]', "s steer"));
 		pi.write("s");
 		await pi.waitFor("the composer", (t) => has(t.lines(), "steer ›"));
 		pi.write("focus on tests");
@@ -76,5 +75,20 @@ describe("cadre in pi's TUI", () => {
 		await pi.waitFor("the summary", (t) => t.lines().some((line) => /✓ completed · faux\/scripted · .*2 turns · \S+ tok · \d/.test(line)) && has(t.lines(), "parent: foreground finished"));
 		expect(pi.screen()).not.toMatch(/subagent ● /);
 		expect(pi.screen()).not.toContain("Requested vs used");
+	}, 60_000);
+
+	it("after pi -c, the view lists the earlier process's runs and opens a finished one's conversation from its transcript", async () => {
+		pi = await startPi({ fixture: "tui-model.ts" });
+		await pi.submit("spawn omega");
+		await pi.waitFor("omega running", (t) => has(t.aboveEditor(), "omega task"));
+		pi.release("omega");
+		await pi.waitFor("omega notified", (t) => has(t.lines(), "parent: noted"));
+		const world = pi.world;
+		pi.write(KEYS.ctrlD);
+		await pi.exited();
+		pi = await startPi({ fixture: "tui-model.ts", world, flags: ["-c"] });
+		await pi.submit("/subagents");
+		await pi.waitFor("the earlier run listed", (t) => t.lines().some((line) => line.includes("omega task") && line.includes("completed")));
+		await pi.pressUntil(KEYS.enter, "its conversation from the transcript", (t) => has(t.lines(), "› task omega", "→ bash", "omega done"));
 	}, 60_000);
 });

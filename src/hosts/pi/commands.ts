@@ -82,12 +82,18 @@ async function commandText(args: string, context: SubagentsCommandContext): Prom
 			const runs = context.registry.list();
 			const skipped = context.skippedRecords?.length ? [`Skipped run records:`, ...context.skippedRecords] : [];
 			if (runs.length === 0) return ["No sub-agent runs in this session.", ...skipped].join("\n");
-			const idWidth = Math.max(...runs.map((run) => run.id.length));
-			const stateWidth = Math.max(9, ...runs.map((run) => run.state.length));
-			const lines = runs.map((run) => {
-				const time = elapsed((run.endedAt ?? now) - (run.startedAt ?? run.createdAt));
-				return `${run.id.padEnd(idWidth)}  ${run.state.padEnd(stateWidth)} ${run.type}  "${run.description}"  ${time}  ${formatUsage(run.usage)}`;
-			});
+			// Padded columns; elapsed is the running time, the time spent queued is its own column.
+			const rows = runs.map((run) => [
+				run.id,
+				run.state,
+				run.type,
+				`"${run.description}"`,
+				run.startedAt === null ? "-" : elapsed((run.endedAt ?? now) - run.startedAt),
+				(run.startedAt ?? run.endedAt ?? now) - run.createdAt >= 100 ? `queued ${elapsed((run.startedAt ?? run.endedAt ?? now) - run.createdAt)}` : "",
+				formatUsage(run.usage),
+			]);
+			const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
+			const lines = rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join("  "));
 			return [...lines, ...skipped].join("\n");
 		}
 		case "stop": {

@@ -461,6 +461,7 @@ export default function cadre(pi: ExtensionAPI): void {
 	/** Everything a person sees in pi's TUI (src/hosts/pi/ui/). */
 	const ui = registerCadreUi(pi, {
 		runs: () => state?.registry.list() ?? [],
+		ownRuns: () => state?.registry.own() ?? [],
 		get: (id) => state?.registry.get(id),
 		conversation: (id) => state?.registry.conversation(id) ?? null,
 		steer: async (id, message) => {

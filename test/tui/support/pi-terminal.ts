@@ -9,10 +9,10 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pty from "@lydell/node-pty";
 import xterm from "@xterm/headless";
-import { piCommand, piWorld } from "../../support/pi-cli.ts";
+import { type PiWorld, piCommand, piWorld } from "../../support/pi-cli.ts";
 
 /** Keys as a terminal sends them. */
-export const KEYS = { enter: "\r", escape: "\x1b", up: "\x1b[A", down: "\x1b[B", altS: "\x1bs" } as const;
+export const KEYS = { enter: "\r", escape: "\x1b", up: "\x1b[A", down: "\x1b[B", altS: "\x1bs", ctrlD: "\x04" } as const;
 
 export interface PiTerminalOptions {
 	/** The faux-model extension under test/pi/fixtures/. */
@@ -21,9 +21,14 @@ export interface PiTerminalOptions {
 	settings?: Record<string, unknown>;
 	cols?: number;
 	rows?: number;
+	/** pi flags (e.g. `-c` to continue the last session). */
+	flags?: string[];
+	/** Run in this world again (a second pi on the same HOME, agent dir and project). */
+	world?: PiWorld;
 }
 
 export interface PiTerminal {
+	world: PiWorld;
 	project: string;
 	/** The visible screen, one string per row (trailing spaces trimmed). */
 	lines(): string[];
@@ -35,12 +40,20 @@ export interface PiTerminal {
 	write(data: string): void;
 	/** Type text into the editor, wait until it shows, press Enter. */
 	submit(text: string): Promise<void>;
+	/**
+	 * Press `key` until `predicate` holds: pi can drop a key that arrives while it is still busy with
+	 * what it just drew (seen right after a resumed session's first view), so the key is sent again
+	 * each `retryMs` while the screen has not reached the state.
+	 */
+	pressUntil(key: string, description: string, predicate: (terminal: PiTerminal) => boolean, retryMs?: number): Promise<void>;
 	/** Poll the screen until `predicate` holds; throws with the screen after `timeoutMs`. */
 	waitFor(description: string, predicate: (terminal: PiTerminal) => boolean, timeoutMs?: number): Promise<void>;
 	/** Lets the scripted child NAME finish (creates `release-NAME` in the project). */
 	release(name: string): void;
 	/** The child requests the fixture logged. */
 	childRequests(): { name: string; texts: string[] }[];
+	/** Resolves when pi has exited by itself. */
+	exited(): Promise<void>;
 	close(): Promise<void>;
 }
 
@@ -48,14 +61,14 @@ const BORDER = /^─{20,}$/;
 
 /** Start pi and wait until its editor is ready. */
 export async function startPi(options: PiTerminalOptions): Promise<PiTerminal> {
-	const world = piWorld("tui-");
+	const world = options.world ?? piWorld("tui-");
 	if (options.settings) writeFileSync(join(world.agentDir, "subagents.json"), JSON.stringify(options.settings));
 	const project = world.project;
 	const log = join(world.root, "child-requests.jsonl");
 	const cols = options.cols ?? 120;
 	const rows = options.rows ?? 40;
 	// The same command as the `pi -p` tests, without `-p`: interactive.
-	const command = piCommand(world, { fixture: options.fixture, prompt: "", env: { CADRE_TUI_LOG: log } });
+	const command = piCommand(world, { fixture: options.fixture, prompt: "", flags: options.flags, env: { CADRE_TUI_LOG: log } });
 	const term = new xterm.Terminal({ cols, rows, allowProposedApi: true });
 	const child = pty.spawn(command.bin, command.args.slice(0, command.args.indexOf("-p")), { cols, rows, cwd: command.cwd, name: "xterm-256color", env: command.env });
 	let exited = false;
@@ -72,6 +85,7 @@ export async function startPi(options: PiTerminalOptions): Promise<PiTerminal> {
 	const borders = () => lines().flatMap((line, index) => (BORDER.test(line.trim()) ? [index] : []));
 
 	const terminal: PiTerminal = {
+		world,
 		project,
 		lines,
 		screen: () => lines().join("\n"),
@@ -93,6 +107,18 @@ export async function startPi(options: PiTerminalOptions): Promise<PiTerminal> {
 			await terminal.waitFor(`the editor shows ${JSON.stringify(text)}`, (t) => t.lines().some((line) => line.includes(text)));
 			child.write(KEYS.enter);
 		},
+		async pressUntil(key, description, predicate, retryMs = 2000) {
+			const deadline = Date.now() + 25_000;
+			for (;;) {
+				child.write(key);
+				try {
+					await terminal.waitFor(description, predicate, Math.min(retryMs, Math.max(0, deadline - Date.now())));
+					return;
+				} catch (error) {
+					if (Date.now() >= deadline || exited) throw error;
+				}
+			}
+		},
 		async waitFor(description, predicate, timeoutMs = 25_000) {
 			const deadline = Date.now() + timeoutMs;
 			for (;;) {
@@ -111,6 +137,9 @@ export async function startPi(options: PiTerminalOptions): Promise<PiTerminal> {
 						.filter(Boolean)
 						.map((line) => JSON.parse(line) as { name: string; texts: string[] })
 				: [],
+		async exited() {
+			await exit;
+		},
 		async close() {
 			if (!exited) child.kill();
 			await Promise.race([exit, new Promise((resolve) => setTimeout(resolve, 3000))]);

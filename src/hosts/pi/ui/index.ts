@@ -29,7 +29,10 @@ export const VIEW_SHORTCUT = "alt+s";
 
 /** What the UI needs from the running extension (all of it reads the current parent session). */
 export interface CadreUiHost {
+	/** Every run of the session, earlier processes' first (the view). */
 	runs(): readonly RunRecord[];
+	/** The runs of this process (the widget and the footer: only they change live). */
+	ownRuns(): readonly RunRecord[];
 	get(id: string): RunRecord | undefined;
 	/** The live child's messages, or null when the run has no live child. */
 	conversation(id: string): ChildMessage[] | null;
@@ -69,7 +72,7 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 
 	const live = () => {
 		const now = Date.now();
-		return host.runs().some((run) => !isEnded(run.state) || (run.endedAt !== null && now - run.endedAt < LINGER_MS));
+		return host.ownRuns().some((run) => !isEnded(run.state) || (run.endedAt !== null && now - run.endedAt < LINGER_MS));
 	};
 	/** One tick a second while anything is live, so elapsed times move and lingering rows go. */
 	const tick = () => {
@@ -99,7 +102,7 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 		feed = createLiveFeed();
 		feed.subscribe(tick);
 		feed.subscribe(refreshRows);
-		widget = createWidget({ ui: ctx.ui, runs: host.runs, mode: host.widgetMode, feed });
+		widget = createWidget({ ui: ctx.ui, runs: host.ownRuns, mode: host.widgetMode, feed });
 	};
 	const stop = () => {
 		widget?.dispose();

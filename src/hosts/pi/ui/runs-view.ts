@@ -128,7 +128,11 @@ export class SubagentsScreen implements Component, Focusable {
 	private open(id: string): void {
 		const run = this.host.get(id);
 		if (!run) return;
-		this.viewer = new ConversationViewer({ host: this.host, runId: id, theme: this.theme, keybindings: this.keys, requestRender: () => this.tui.requestRender() });
+		try {
+			this.viewer = new ConversationViewer({ host: this.host, runId: id, theme: this.theme, keybindings: this.keys, requestRender: () => this.tui.requestRender() });
+		} catch (error) {
+			this.note = `Cannot open ${id}: ${error instanceof Error ? error.message : String(error)}`;
+		}
 	}
 
 	handleInput(data: string): void {

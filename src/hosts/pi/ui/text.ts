@@ -1,13 +1,13 @@
 /**
  * Text the TUI shows, and how it is laid out (issue 11 item 5, ADR 0080). Every string that comes
  * from a child, a definition, a request or a file passes through {@link shown} (one line) or
- * {@link shownBlock} (several lines) before any style is added, so it cannot move the cursor, clear
- * the screen or set the title; every line a renderer returns passes through {@link fit}, so it is
- * never wider than the width pi gives. Widths are measured with pi-tui, which counts terminal
+ * {@link shownBlock} (several lines) — cadre's one sanitizer, `core/terminal-text.ts` (ADR 0075) —
+ * before any style is added, so it cannot move the cursor, clear the screen or set the title; every
+ * line a renderer returns passes through {@link fit}, so it is never wider than the width pi gives. Widths are measured with pi-tui, which counts terminal
  * columns (wide characters, emoji, styles).
  */
 import { truncateToWidth, visibleWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui";
-import { safeLine, safeText } from "./terminal-text-placeholder.ts";
+import { safeLine, safeText } from "../../../core/terminal-text.ts";
 
 /** The theme colours cadre's renderers use (a subset of pi's theme tokens). */
 export type Tone = "accent" | "muted" | "dim" | "success" | "error" | "warning" | "toolTitle" | "toolOutput" | "text" | "customMessageLabel";
