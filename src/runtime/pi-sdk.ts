@@ -248,7 +248,7 @@ export function defaultThinkingLevel(agentDir: string, cwd: string = agentDir): 
 // parent's model runtime, the extension set children load, the call-time capability guard, and a
 // small handle the run lifecycle drives without touching pi types.
 
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -798,10 +798,14 @@ export function childMessages(messages: readonly unknown[]): ChildMessage[] {
 	return out;
 }
 
-/** A finished run's conversation from its transcript (empty when the file cannot be read). */
+/** The largest transcript the conversation viewer reads back (64 MiB). */
+export const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024;
+
+/** A finished run's conversation from its transcript: a regular file within the size bound, else empty. */
 export function readTranscript(path: string): ChildMessage[] {
-	if (!existsSync(path)) return [];
 	try {
+		const stat = lstatSync(path);
+		if (!stat.isFile() || stat.size > MAX_TRANSCRIPT_BYTES) return [];
 		return childMessages(SessionManager.open(path).buildSessionContext().messages);
 	} catch {
 		return [];

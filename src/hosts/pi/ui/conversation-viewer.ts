@@ -99,6 +99,7 @@ export class ConversationViewer implements Focusable {
 	private page: string[] = [];
 	private messages: ChildMessage[] = [];
 	private transcriptOf: string | null = null;
+	private cache: { key: { messages: ChildMessage[]; width: number; unfold: boolean }; lines: string[] } | null = null;
 	private readonly input = new Input({ prompt: "steer › " });
 	private readonly host: ViewerHost;
 	private readonly runId: string;
@@ -123,8 +124,20 @@ export class ConversationViewer implements Focusable {
 		if (!run) return;
 		const ended = isEnded(run.state);
 		if (ended && this.transcriptOf === run.transcript && this.messages.length > 0) return;
-		this.messages = this.host.messages(run);
+		const messages = this.host.messages(run);
+		// Messages are appended whole: the same count is the same conversation (keeps the line cache).
+		if (messages.length !== this.messages.length || ended) this.messages = messages;
 		this.transcriptOf = ended ? run.transcript : null;
+	}
+
+	/** The conversation's lines, computed again only when the messages, the width or folding changed. */
+	private conversation(width: number): string[] {
+		const key = { messages: this.messages, width, unfold: this.unfold };
+		const cached = this.cache;
+		if (cached && cached.key.messages === key.messages && cached.key.width === width && cached.key.unfold === key.unfold) return cached.lines;
+		const lines = conversationLines(this.messages, width, this.theme, this.unfold);
+		this.cache = { key, lines };
+		return lines;
 	}
 
 	lines(width: number, height: number): string[] {
@@ -142,7 +155,7 @@ export class ConversationViewer implements Focusable {
 		const body =
 			this.mode === "explain" || this.mode === "worktree"
 				? this.page.flatMap((line) => wrapped(line, width))
-				: conversationLines(this.messages, width, this.theme, this.unfold);
+				: this.conversation(width);
 		const room = Math.max(1, height - header.length - footer.length - 1);
 		const maxBack = Math.max(0, body.length - room);
 		if (this.follow) this.back = 0;

@@ -18,7 +18,7 @@ import { LinesComponent } from "./lines-component.ts";
 import { notificationLines } from "./notification-renderer.ts";
 import { isEnded } from "./run-view.ts";
 import { runWorktreeReport } from "./run-worktree-report.ts";
-import { SubagentsScreen } from "./runs-view.ts";
+import { type RunsViewHost, SubagentsScreen } from "./runs-view.ts";
 import { createToolRenderers } from "./tool-rendering.ts";
 import { createWidget, LINGER_MS, type WidgetMode } from "./widget.ts";
 
@@ -60,16 +60,27 @@ export interface CadreUi {
 	toolCall(toolCallId: string, runId: string): void;
 }
 
-/** Register cadre's TUI with pi. Call once, from the extension factory. */
-export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
-	let feed: LiveFeed | null = null;
-	let widget: { dispose(): void } | null = null;
+/** What lives while one TUI session does: the feed, the widget, the tick and the live tool rows. */
+interface LiveSession {
+	feed: LiveFeed;
+	/** Refresh `refresh` on every update until run `runId` ends. */
+	track(refresh: () => void, runId: string): void;
+	calls: Map<string, string>;
+	dispose(): void;
+}
+
+/** Start the live parts for a TUI session. */
+function startLiveSession(ctx: ExtensionContext, host: CadreUiHost): LiveSession {
+	const feed = createLiveFeed();
 	let ticker: NodeJS.Timeout | null = null;
 	/** Tool rows of running children, refreshed on every update until their run ends. */
 	const rows = new Map<string, Set<() => void>>();
 	/** Tool call id → the run it started (foreground `subagent` calls). */
 	const calls = new Map<string, string>();
-
+	const ended = (id: string) => {
+		const run = host.get(id);
+		return !run || isEnded(run.state);
+	};
 	const live = () => {
 		const now = Date.now();
 		return host.ownRuns().some((run) => !isEnded(run.state) || (run.endedAt !== null && now - run.endedAt < LINGER_MS));
@@ -77,16 +88,12 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 	/** One tick a second while anything is live, so elapsed times move and lingering rows go. */
 	const tick = () => {
 		if (live() && ticker === null) {
-			ticker = setInterval(() => feed?.changed(), 1000);
+			ticker = setInterval(() => feed.changed(), 1000);
 			ticker.unref?.();
 		} else if (!live() && ticker !== null) {
 			clearInterval(ticker);
 			ticker = null;
 		}
-	};
-	const ended = (id: string) => {
-		const run = host.get(id);
-		return !run || isEnded(run.state);
 	};
 	const refreshRows = () => {
 		for (const [id, refreshers] of rows) {
@@ -95,42 +102,28 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 		}
 		for (const [call, id] of calls) if (ended(id) && !rows.has(id)) calls.delete(call);
 	};
-
-	const start = (ctx: ExtensionContext) => {
-		stop();
-		if (ctx.mode !== "tui") return;
-		feed = createLiveFeed();
-		feed.subscribe(tick);
-		feed.subscribe(refreshRows);
-		widget = createWidget({ ui: ctx.ui, runs: host.ownRuns, mode: host.widgetMode, feed });
-	};
-	const stop = () => {
-		widget?.dispose();
-		widget = null;
-		feed?.dispose();
-		feed = null;
-		if (ticker !== null) clearInterval(ticker);
-		ticker = null;
-		rows.clear();
-		calls.clear();
-	};
-	pi.on("session_start", (_event, ctx) => start(ctx));
-	pi.on("session_shutdown", () => stop());
-
-	const renderers = createToolRenderers({
-		get: host.get,
-		runOfToolCall: (toolCallId) => calls.get(toolCallId),
+	feed.subscribe(tick);
+	feed.subscribe(refreshRows);
+	const widget = createWidget({ ui: ctx.ui, runs: host.ownRuns, mode: host.widgetMode, feed });
+	return {
+		feed,
+		calls,
 		track(refresh, runId) {
-			if (!feed) return;
 			const set = rows.get(runId) ?? new Set();
 			set.add(refresh);
 			rows.set(runId, set);
 			tick();
 		},
-	});
-	const byTool: Record<string, unknown> = { subagent: renderers.subagent, get_subagent_result: renderers.fetch, steer_subagent: renderers.steer };
-	pi.registerToolRenderer((toolName, next) => (byTool[toolName] as ReturnType<typeof next>) ?? next());
+		dispose() {
+			widget.dispose();
+			feed.dispose();
+			if (ticker !== null) clearInterval(ticker);
+		},
+	};
+}
 
+/** The notification renderer: the message's children in a box like pi's custom messages. */
+function registerNotificationRenderer(pi: ExtensionAPI): void {
 	pi.registerMessageRenderer(NOTIFICATION_TYPE, (message, options: MessageRenderOptions, theme: Theme) => {
 		const content = typeof message.content === "string" ? message.content : message.content.map((part) => ("text" in part ? part.text : "")).join("");
 		const hint = options.keyHint("app.tools.expand", "to expand");
@@ -138,8 +131,11 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 		box.addChild(new LinesComponent((width) => notificationLines(message.details, content, options.expanded, width, theme, hint)));
 		return box;
 	});
+}
 
-	const viewerHost = {
+/** What the view and the viewer read: the host, with messages from the live child or the transcript. */
+function viewHost(host: CadreUiHost): RunsViewHost {
+	return {
 		get: host.get,
 		runs: host.runs,
 		messages: (run: RunRecord) => host.conversation(run.id) ?? (run.transcript ? readTranscript(run.transcript) : []),
@@ -148,14 +144,37 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 		explain: host.explain,
 		worktreeReport: (run: RunRecord) => runWorktreeReport(run, host.cwd()),
 	};
+}
 
-	const openView = async (ctx: ExtensionContext, openId?: string) => {
+/** Register cadre's TUI with pi. Call once, from the extension factory. */
+export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
+	let session: LiveSession | null = null;
+	const stop = () => {
+		session?.dispose();
+		session = null;
+	};
+	pi.on("session_start", (_event, ctx) => {
+		stop();
+		if (ctx.mode === "tui") session = startLiveSession(ctx, host);
+	});
+	pi.on("session_shutdown", () => stop());
+
+	const renderers = createToolRenderers({
+		get: host.get,
+		runOfToolCall: (toolCallId) => session?.calls.get(toolCallId),
+		track: (refresh, runId) => session?.track(refresh, runId),
+	});
+	const byTool: Record<string, unknown> = { subagent: renderers.subagent, get_subagent_result: renderers.fetch, steer_subagent: renderers.steer };
+	pi.registerToolRenderer((toolName, next) => (byTool[toolName] as ReturnType<typeof next>) ?? next());
+	registerNotificationRenderer(pi);
+
+	const views = viewHost(host);
+	const openView = async (ctx: ExtensionContext) => {
+		const feed = session?.feed;
 		if (ctx.mode !== "tui" || !feed) return false;
-		const current = feed;
-		await ctx.ui.custom<void>((tui, theme, keybindings, done) => new SubagentsScreen({ host: viewerHost, tui, theme, keybindings, feed: current, done: () => done(), openId }));
+		await ctx.ui.custom<void>((tui, theme, keybindings, done) => new SubagentsScreen({ host: views, tui, theme, keybindings, feed, done: () => done() }));
 		return true;
 	};
-
 	pi.registerShortcut(VIEW_SHORTCUT, {
 		description: "Open cadre's sub-agent runs (/subagents)",
 		handler: async (ctx) => {
@@ -164,11 +183,11 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 	});
 
 	return {
-		onChange: () => feed?.changed(),
+		onChange: () => session?.feed.changed(),
 		toolCall(toolCallId, runId) {
-			if (feed && calls.get(toolCallId) !== runId) calls.set(toolCallId, runId);
+			if (session && session.calls.get(toolCallId) !== runId) session.calls.set(toolCallId, runId);
 		},
-		openView: (ctx) => openView(ctx),
+		openView,
 		completions: (argumentText) =>
 			subagentsCompletions(argumentText, {
 				runs: () => host.runs().map((run) => ({ id: run.id, state: run.state, description: run.description })),

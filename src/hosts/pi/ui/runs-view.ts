@@ -91,7 +91,7 @@ export class SubagentsScreen implements Component, Focusable {
 	private readonly keys: KeybindingsManager;
 	private readonly done: () => void;
 
-	constructor(options: { host: RunsViewHost; tui: TUI; theme: Style; keybindings: KeybindingsManager; feed: LiveFeed; done: () => void; openId?: string }) {
+	constructor(options: { host: RunsViewHost; tui: TUI; theme: Style; keybindings: KeybindingsManager; feed: LiveFeed; done: () => void }) {
 		this.host = options.host;
 		this.tui = options.tui;
 		this.theme = options.theme;
@@ -101,7 +101,6 @@ export class SubagentsScreen implements Component, Focusable {
 			this.viewer?.refresh();
 			this.tui.requestRender();
 		});
-		if (options.openId) this.open(options.openId);
 	}
 
 	private views(): RunView[] {

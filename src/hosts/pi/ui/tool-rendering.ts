@@ -11,7 +11,7 @@ import type { Component } from "@earendil-works/pi-tui";
 import type { RequestedVsUsed, RunResult } from "../../../runtime/result.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { LinesComponent } from "./lines-component.ts";
-import { formatDuration, formatTokens, formatTokensWithContext, formatTools, formatTurns, isEnded, type RunView, shortArgument, stateIcon, statsLine, viewOfRecord, viewOfResult } from "./run-view.ts";
+import { formatDuration, formatTokens, formatTokensWithContext, formatTools, formatTurns, isEnded, type RunView, stateIcon, statsLine, viewOfRecord, viewOfResult } from "./run-view.ts";
 import { dotted, fit, shortPath, shown, type Style, widthOf, wrapped } from "./text.ts";
 
 /** The arguments of a `subagent` call as they stream in (any may be missing). */
@@ -232,9 +232,4 @@ export function createToolRenderers(host: ToolRenderHost) {
 	};
 
 	return { subagent, fetch, steer };
-}
-
-/** A one-line preview of a tool call's arguments (the conversation viewer uses it too). */
-export function callPreview(name: string, args: unknown): string {
-	return [shown(name), shortArgument(args)].filter(Boolean).join(" ");
 }

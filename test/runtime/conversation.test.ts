@@ -1,0 +1,43 @@
+/**
+ * A child's conversation as plain data for the TUI's viewer (pi-sdk "Conversations"): pi's messages
+ * translated (text, thinking, tool calls with arguments, tool results, custom messages), and a
+ * transcript read back only when it is a regular file within the size bound.
+ */
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { childMessages, readTranscript } from "../../src/runtime/pi-sdk.ts";
+
+describe("child conversations", () => {
+	it("translates pi's messages and leaves out what the viewer does not show", () => {
+		const messages = childMessages([
+			{ role: "user", content: "task delta" },
+			{
+				role: "assistant",
+				content: [
+					{ type: "thinking", thinking: "look first" },
+					{ type: "text", text: "Reading." },
+					{ type: "toolCall", id: "c1", name: "read", arguments: { path: "a.ts" } },
+				],
+				stopReason: "toolUse",
+			},
+			{ role: "toolResult", toolCallId: "c1", toolName: "read", content: [{ type: "text", text: "one\ntwo" }], isError: false },
+			{ role: "custom", customType: "note", content: "hello" },
+			{ role: "branchSummary", summary: "x" },
+		]);
+		expect(messages).toEqual([
+			{ role: "user", text: "task delta" },
+			{ role: "assistant", text: "Reading.", thinking: "look first", toolCalls: [{ id: "c1", name: "read", args: { path: "a.ts" } }], stopReason: "toolUse", errorMessage: null },
+			{ role: "toolResult", toolCallId: "c1", toolName: "read", text: "one\ntwo", isError: false },
+			{ role: "custom", customType: "note", text: "hello" },
+		]);
+	});
+
+	it("reads no transcript that is missing, a directory or a symlink", () => {
+		const dir = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "transcript-"));
+		mkdirSync(join(dir, "folder.jsonl"));
+		writeFileSync(join(dir, "real.jsonl"), "");
+		symlinkSync(join(dir, "real.jsonl"), join(dir, "link.jsonl"));
+		for (const name of ["missing.jsonl", "folder.jsonl", "link.jsonl"]) expect(readTranscript(join(dir, name))).toEqual([]);
+	});
+});
