@@ -3,10 +3,11 @@
  * needs about a parent's directory: repository root, current branch, HEAD. The stable facts (root,
  * git directories, the cwd's place inside the repository) are detected once per cwd and cached
  * (spec 07: "detect git facts once per parent cwd and cache them"); HEAD and the branch move while
- * a session runs, so they are re-read from `.git` files on every call, without a subprocess.
+ * a session runs, so they are re-read from `.git` files on every call, without a subprocess — unless
+ * the repository keeps its refs elsewhere (reftable), where git itself is asked (ADR 0004).
  */
-import { execFile } from "node:child_process";
-import { readFileSync, realpathSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /** What one git invocation produced. */
@@ -41,6 +42,12 @@ function gitBinary(): string {
 }
 
 /**
+ * What every git cadre runs gets in its environment. GIT_OPTIONAL_LOCKS=0: cadre's `git status`
+ * never takes the index lock a user's own git command (or a sibling spawn) may need at the same moment.
+ */
+const GIT_ENV = { GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" };
+
+/**
  * Runs `git args…` in `options.cwd` and resolves with its exit code and output. Never rejects for a
  * nonzero exit; rejects with `GitMissingError` when git cannot be started.
  */
@@ -51,9 +58,7 @@ export function runGit(args: string[], options: GitOptions): Promise<GitResult> 
 			args,
 			{
 				cwd: options.cwd,
-				// GIT_OPTIONAL_LOCKS=0: cadre's `git status` never takes the index lock a user's own git
-				// command (or a sibling spawn) may need at the same moment.
-				env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C", ...options.env },
+				env: { ...process.env, ...GIT_ENV, ...options.env },
 				maxBuffer: 256 * 1024 * 1024,
 				encoding: "utf8",
 				windowsHide: true,
@@ -191,8 +196,41 @@ export async function gitFacts(cwd: string): Promise<{ ok: true; facts: GitFacts
 	return { ok: true, facts: { ...repo.facts, ...readHead(repo.facts) } };
 }
 
-/** Reads HEAD from files: the branch it names and the commit it resolves to (null when unborn). */
+/**
+ * Whether the repository keeps its refs in loose and packed files. A reftable repository (git ≥
+ * 2.45) has only stubs for older readers there: `refs/heads` is a plain file and `HEAD` names
+ * `refs/heads/.invalid`. Any repository without a `refs/heads` directory is asked through git.
+ */
+function refsAreFiles(repo: Pick<RepoFacts, "commonDir">): boolean {
+	try {
+		return statSync(join(repo.commonDir, "refs", "heads")).isDirectory();
+	} catch {
+		return false;
+	}
+}
+
+/** Runs git on one git directory synchronously; trimmed stdout, or null on a nonzero exit or no git. */
+function gitLine(repo: Pick<RepoFacts, "gitDir">, args: string[]): string | null {
+	try {
+		const stdout = execFileSync(gitBinary(), [`--git-dir=${repo.gitDir}`, ...args], {
+			env: { ...process.env, ...GIT_ENV },
+			encoding: "utf8",
+			stdio: ["ignore", "pipe", "ignore"],
+			windowsHide: true,
+		});
+		return stdout.trim() || null;
+	} catch {
+		return null;
+	}
+}
+
+/** Reads HEAD: the branch it names and the commit it resolves to (null when unborn). */
 export function readHead(repo: Pick<RepoFacts, "gitDir" | "commonDir">): { branch: string | null; head: string | null } {
+	if (!refsAreFiles(repo)) {
+		const ref = gitLine(repo, ["symbolic-ref", "-q", "HEAD"]);
+		const branch = ref?.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null;
+		return { branch, head: gitLine(repo, ["rev-parse", "-q", "--verify", "HEAD"]) };
+	}
 	let text: string;
 	try {
 		text = readFileSync(join(repo.gitDir, "HEAD"), "utf8").trim();
@@ -205,8 +243,9 @@ export function readHead(repo: Pick<RepoFacts, "gitDir" | "commonDir">): { branc
 	return { branch, head: readRef(repo, ref) };
 }
 
-/** Resolves a full ref name from loose ref files or `packed-refs`; null when it does not exist. */
+/** Resolves a full ref name from loose ref files or `packed-refs` (else git); null when it does not exist. */
 export function readRef(repo: Pick<RepoFacts, "gitDir" | "commonDir">, ref: string): string | null {
+	if (!refsAreFiles(repo)) return gitLine(repo, ["rev-parse", "-q", "--verify", ref]);
 	for (const dir of [repo.gitDir, repo.commonDir]) {
 		try {
 			const value = readFileSync(join(dir, ref), "utf8").trim();
