@@ -1,6 +1,7 @@
 /**
  * The `cadre` command line (spec 06): parses arguments and hands each subcommand to its module.
- * Command modules are imported lazily so `list` and `check` never load pi's SDK.
+ * Command modules are imported lazily so `list` and `check` never load pi's SDK, and a package
+ * installed without pi's packages (its peers) still runs the commands that do not need them.
  */
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
@@ -57,6 +58,29 @@ function packageVersion(): string {
 	return manifest.version;
 }
 
+/** pi's packages as cadre's peer dependencies name them (the host's own copy). */
+const PI_PEER = "@earendil-works/pi-coding-agent >=1.6.0 <2";
+
+/** Whether an import failed because one of pi's packages is not installed. */
+function piMissing(error: unknown): boolean {
+	const { code, message } = error as { code?: unknown; message?: unknown };
+	return code === "ERR_MODULE_NOT_FOUND" && typeof message === "string" && message.includes("'@earendil-works/");
+}
+
+/** A subcommand's module; one that needs pi's packages, when they are missing, is a usage error saying so. */
+async function load<T>(command: string, module: Promise<T>): Promise<T> {
+	try {
+		return await module;
+	} catch (error) {
+		if (!piMissing(error)) throw error;
+		throw new UsageError(
+			`${command} needs pi's packages (${PI_PEER}), which are not installed where cadre is. ` +
+				"npm installs them with cadre unless --omit=peer or --legacy-peer-deps was given: reinstall cadre without those, " +
+				"or add them (`npm install @earendil-works/pi-coding-agent`, `-g` for a global cadre). list, check and worktrees run without them.",
+		);
+	}
+}
+
 /** Runs the CLI and returns the exit code. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
 	let code = 0;
@@ -70,39 +94,39 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 
 	common(program.command("list").description("every definition, role and persona, with scope and what it shadows")).action(
 		async (opts: CommonOptions) => {
-			code = await (await import("./list-command.ts")).runList(opts, io);
+			code = await (await load("list", import("./list-command.ts"))).runList(opts, io);
 		},
 	);
 
 	common(program.command("check").description("load everything and print every diagnostic"))
 		.option("--strict", "warnings are errors")
 		.action(async (opts: CommonOptions & { strict?: boolean }) => {
-			code = await (await import("./check-command.ts")).runCheck(opts, io);
+			code = await (await load("check", import("./check-command.ts"))).runCheck(opts, io);
 		});
 
 	requestFlags(program.command("explain").argument("<type>").description("resolve a spawn without running it")).action(
 		async (type: string, opts: RequestFlagOptions) => {
-			code = await (await import("./explain-command.ts")).runExplain(type, opts, io);
+			code = await (await load("explain", import("./explain-command.ts"))).runExplain(type, opts, io);
 		},
 	);
 
 	requestFlags(program.command("prompt").argument("<type>").description("print the assembled child prompt and its sections"))
 		.option("--parent-prompt <file>", "the parent's system prompt, to cut the inherited identity from")
 		.action(async (type: string, opts: RequestFlagOptions & { parentPrompt?: string }) => {
-			code = await (await import("./prompt-command.ts")).runPrompt(type, opts, io);
+			code = await (await load("prompt", import("./prompt-command.ts"))).runPrompt(type, opts, io);
 		});
 
 	const worktrees = program.command("worktrees").description("list, apply and clean cadre's worktrees");
 	common(worktrees.command("list").description("worktrees and branches cadre created")).action(async (opts: CommonOptions) => {
-		code = await (await import("./worktrees-command.ts")).runWorktrees("list", null, opts, io);
+		code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("list", null, opts, io);
 	});
 	common(worktrees.command("apply").argument("<id>").description("merge cadre/<id> into the current branch")).action(
 		async (id: string, opts: CommonOptions) => {
-			code = await (await import("./worktrees-command.ts")).runWorktrees("apply", id, opts, io);
+			code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("apply", id, opts, io);
 		},
 	);
 	common(worktrees.command("clean").description("remove worktrees with nothing left to keep")).action(async (opts: CommonOptions) => {
-		code = await (await import("./worktrees-command.ts")).runWorktrees("clean", null, opts, io);
+		code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("clean", null, opts, io);
 	});
 
 	program.addOption(new Option("--no-color", "never colour output").hideHelp());
