@@ -249,7 +249,7 @@ export function defaultThinkingLevel(agentDir: string, cwd: string = agentDir): 
 // small handle the run lifecycle drives without touching pi types.
 
 import { existsSync, lstatSync, realpathSync } from "node:fs";
-import { basename, dirname, join, resolve as resolvePath } from "node:path";
+import { basename, dirname, extname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
 	type AgentSession,
@@ -299,8 +299,15 @@ export function parentModelRuntime(ctx: ExtensionContext): ModelRuntime {
 	return runtime;
 }
 
-/** The absolute path of cadre's own pi extension entry (never loaded into children: depth 1). */
-export const CADRE_EXTENSION_ENTRY = resolvePath(dirname(fileURLToPath(import.meta.url)), "../hosts/pi/extension.ts");
+/**
+ * cadre's own pi extension entries, never loaded into children (depth 1): the extension module
+ * (`.ts` in a checkout, `.js` in the build) and the package's `extension/` entry pi loads (ADR 0003).
+ */
+export const CADRE_EXTENSION_ENTRIES: readonly string[] = (() => {
+	const here = fileURLToPath(import.meta.url);
+	const dir = dirname(here);
+	return [resolvePath(dir, `../hosts/pi/extension${extname(here)}`), resolvePath(dir, "../../extension/index.ts"), resolvePath(dir, "../../extension/index.js")];
+})();
 
 function realOrSelf(path: string): string {
 	try {
@@ -407,13 +414,13 @@ export async function discoverChildExtensions(options: DiscoverChildExtensionsOp
 		noContextFiles: true,
 	});
 	await loader.reload();
-	const self = realOrSelf(CADRE_EXTENSION_ENTRY);
+	const self = new Set(CADRE_EXTENSION_ENTRIES.map(realOrSelf));
 	const paths: string[] = [];
 	const excluded: string[] = [];
 	for (const extension of loader.getExtensions().extensions) {
 		const path = extension.resolvedPath || extension.path;
 		if (path.startsWith("builtin:") || path.startsWith("<") || !existsSync(path)) continue;
-		if (realOrSelf(path) === self) continue;
+		if (self.has(realOrSelf(path))) continue;
 		if (paths.includes(path)) continue;
 		if (extensionExcluded(path, options.exclude)) excluded.push(path);
 		else paths.push(path);

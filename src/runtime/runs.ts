@@ -235,8 +235,30 @@ export function chainRoot(id: string, get: (id: string) => RunRecord | undefined
 	return root;
 }
 
+/** What every lifecycle event carries (docs/runtime.md "Events"): a copy, never the live record. */
+export type RunEventPayload = {
+	id: string;
+	type: string;
+	description: string;
+	status: RunState;
+	background: boolean;
+	model: EffectiveConfig["model"];
+	capabilityMode: EffectiveConfig["capabilityMode"];
+	persona: EffectiveConfig["persona"];
+	tools: string[];
+	turns: number;
+	toolUses: number;
+	usage: ChildUsage;
+	transcript: string | null;
+	error: string | null;
+	resumeOf: string | null;
+};
+
+/** `cadre:steered` adds the message and whether it waits for the child to start. */
+export type SteeredEventPayload = RunEventPayload & { message: string; buffered: boolean };
+
 /** A by-value payload for lifecycle events. */
-export function eventPayload(run: RunRecord): Record<string, unknown> {
+export function eventPayload(run: RunRecord): RunEventPayload {
 	return {
 		id: run.id,
 		type: run.type,
@@ -569,7 +591,8 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			if (internal.finished) throw new Error(`Run ${id} is already ${run.state}; steer only reaches queued or running runs (resume it instead).`);
 			if (internal.child && run.state === "running") await internal.child.steer(message);
 			else internal.buffered.push(message);
-			options.emit("cadre:steered", { ...eventPayload(run), message, buffered: !internal.child });
+			const payload: SteeredEventPayload = { ...eventPayload(run), message, buffered: !internal.child };
+			options.emit("cadre:steered", payload);
 			changed(run);
 			return run;
 		},
