@@ -132,6 +132,9 @@ function check(vector: Vector, output: ExplainOutput, exitCode: number): void {
 	for (const code of want.absentCodes ?? []) expect(output.diagnostics.map((d) => d.code)).not.toContain(code);
 }
 
+/** Each vector is a real `cadre explain` process that loads pi's SDK; a loaded 2-core machine runs five at once slowly. */
+const VECTOR_TIMEOUT = 120_000;
+
 const specVectors = JSON.parse(readFileSync(SPEC_VECTORS, "utf8")) as Vector[];
 const extraVectors = JSON.parse(readFileSync(EXTRA_VECTORS, "utf8")) as Vector[];
 
@@ -149,7 +152,7 @@ describe("spec vectors through cadre explain --json", () => {
 		it.concurrent(vector.name, async () => {
 			const { output, exitCode } = await explainVector(vector);
 			check(vector, output, exitCode);
-		});
+		}, VECTOR_TIMEOUT);
 	}
 });
 
@@ -158,6 +161,6 @@ describe("cadre's own vectors through cadre explain --json", () => {
 		it.concurrent(vector.name, async () => {
 			const { output, exitCode } = await explainVector(vector);
 			check(vector, output, exitCode);
-		});
+		}, VECTOR_TIMEOUT);
 	}
 });
