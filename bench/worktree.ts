@@ -10,8 +10,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { runGit } from "../src/runtime/git.ts";
-import { createWorktree, finishWorktree } from "../src/runtime/worktree.ts";
+import { runGit } from "../src/isolation/git.ts";
+import { createWorktree, finishWorktree } from "../src/isolation/worktree.ts";
 
 const FILES = 5_000;
 const ROUNDS = Number(process.env.ROUNDS ?? 10);

@@ -7,10 +7,10 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { listCadreWorktrees } from "../../src/runtime/worktree-admin.ts";
+import { listCadreWorktrees } from "../../src/isolation/worktree-admin.ts";
 import { piCommand, piWorld, runPi } from "../support/pi-cli.ts";
 import { until } from "../runtime/harness.ts";
-import { commitAll, git } from "../worktree/support/repo.ts";
+import { commitAll, git } from "../isolation/support/repo.ts";
 
 const WRITTEN = "written before the crash\n";
 

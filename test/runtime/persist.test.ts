@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { currentOwner, formatOwner } from "../../src/runtime/owner.ts";
-import { makeRepo } from "../worktree/support/repo.ts";
+import { makeRepo } from "../isolation/support/repo.ts";
 import { commandOutput, createParent, fauxAssistantMessage, fauxToolCall, type Parent, type Script, toolResults } from "./harness.ts";
 
 const parents: Parent[] = [];

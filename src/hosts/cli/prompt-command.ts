@@ -23,7 +23,7 @@ import type { AssembledPrompt, ParentPrompt, PromptInput, PromptSection } from "
 import { resolve } from "../../resolve/resolve.ts";
 import type { EffectiveConfig, Refusal, ResolveInput } from "../../resolve/types.ts";
 import { builtinToolGuidance } from "../../runtime/pi-sdk.ts";
-import { worktreeRepoDir } from "../../runtime/worktree.ts";
+import { worktreeRepoDir } from "../../isolation/worktree.ts";
 import { worktreeFeasibility } from "../../resolve/explain.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
 import { useColor } from "./list-command.ts";

@@ -1,12 +1,12 @@
 /**
  * `cadre worktrees list | apply ID | clean` (spec 06, 05 "Applying back"): the worktree
- * administration functions of `src/runtime/worktree-admin.ts`, rendered by `worktree-report.ts`. `--json` prints the
+ * administration functions of `src/isolation/worktree-admin.ts`, rendered by `worktree-report.ts`. `--json` prints the
  * functions' results as documented in docs/cli-worktrees.md.
  */
 import { resolve } from "node:path";
 import { safeFields } from "../../core/terminal-text.ts";
-import { type AdminFailure, applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../runtime/worktree-admin.ts";
-import { renderApply, renderClean, renderListing } from "../../runtime/worktree-report.ts";
+import { type AdminFailure, applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../isolation/worktree-admin.ts";
+import { renderApply, renderClean, renderListing } from "../../isolation/worktree-report.ts";
 import { EXIT_FAILED, EXIT_OK, type CliIo, UsageError } from "./io.ts";
 import type { CommonOptions } from "./main.ts";
 

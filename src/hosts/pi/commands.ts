@@ -9,8 +9,8 @@ import { explain, renderExplain } from "../../resolve/explain.ts";
 import type { ModelCatalog } from "../../resolve/types.ts";
 import { counted, formatUsage } from "../../runtime/result.ts";
 import type { RunRegistry } from "../../runtime/runs.ts";
-import { applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../runtime/worktree-admin.ts";
-import { renderApply, renderClean, renderListing } from "../../runtime/worktree-report.ts";
+import { applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../isolation/worktree-admin.ts";
+import { renderApply, renderClean, renderListing } from "../../isolation/worktree-report.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
 import type { ParentSnapshot } from "./spawn.ts";
 

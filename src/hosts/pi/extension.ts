@@ -27,8 +27,8 @@ import {
 import { counted, formatResult, progressText, type RunResult, runResult } from "../../runtime/result.ts";
 import { recordWriter } from "../../runtime/run-store.ts";
 import { chainRoot, createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
-import { createWorktreeIsolation } from "../../runtime/worktree-hooks.ts";
-import { recoverInBackground } from "../../runtime/worktree-recovery.ts";
+import { createWorktreeIsolation } from "../../isolation/worktree-hooks.ts";
+import { recoverInBackground } from "../../isolation/worktree-recovery.ts";
 import { explainType, subagentsCommand } from "./commands.ts";
 import { earlierRuns } from "./earlier-runs.ts";
 import { createNotifier, singleShot, stoppedAtExit } from "./notifications.ts";

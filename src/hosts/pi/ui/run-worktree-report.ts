@@ -5,7 +5,7 @@
  * Plain text; the viewer makes it safe and wraps it.
  */
 import type { RunRecord } from "../../../runtime/runs.ts";
-import { type CadreWorktreeEntry, listCadreWorktrees } from "../../../runtime/worktree-admin.ts";
+import { type CadreWorktreeEntry, listCadreWorktrees } from "../../../isolation/worktree-admin.ts";
 
 function field(report: Record<string, unknown>, key: string): string | null {
 	const value = report[key];

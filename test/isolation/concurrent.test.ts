@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { createWorktree, finishWorktree } from "../../src/runtime/worktree.ts";
+import { createWorktree, finishWorktree } from "../../src/isolation/worktree.ts";
 import { git, makeRepo, noFallback, writeAt } from "./support/repo.ts";
 
 it("creates and finishes six worktrees concurrently without interfering", async () => {

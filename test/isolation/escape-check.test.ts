@@ -5,9 +5,9 @@
 import { rmSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { checkEscape, escapedPaths, parseStatus, takeFingerprint } from "../../src/runtime/escape-check.ts";
-import { clearGitFactsCache } from "../../src/runtime/git.ts";
-import { createWorktree, finishWorktree } from "../../src/runtime/worktree.ts";
+import { checkEscape, escapedPaths, parseStatus, takeFingerprint } from "../../src/isolation/escape-check.ts";
+import { clearGitFactsCache } from "../../src/isolation/git.ts";
+import { createWorktree, finishWorktree } from "../../src/isolation/worktree.ts";
 import { commitAll, git, makeRepo, noFallback, writeAt } from "./support/repo.ts";
 
 beforeEach(() => clearGitFactsCache());

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/hosts/cli/main.ts";
-import { clearGitFactsCache } from "../../src/runtime/git.ts";
-import { createWorktree, finishWorktree } from "../../src/runtime/worktree.ts";
+import { clearGitFactsCache } from "../../src/isolation/git.ts";
+import { createWorktree, finishWorktree } from "../../src/isolation/worktree.ts";
 import { captured } from "./support/io.ts";
 import { commitAll, git, makeRepo, noFallback, type TestRepo, writeAt } from "./support/repo.ts";
 

@@ -6,10 +6,10 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { takeFingerprint } from "../../src/runtime/escape-check.ts";
-import { clearGitFactsCache } from "../../src/runtime/git.ts";
-import { createWorktree, finishWorktree } from "../../src/runtime/worktree.ts";
-import { applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../src/runtime/worktree-admin.ts";
+import { takeFingerprint } from "../../src/isolation/escape-check.ts";
+import { clearGitFactsCache } from "../../src/isolation/git.ts";
+import { createWorktree, finishWorktree } from "../../src/isolation/worktree.ts";
+import { applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../src/isolation/worktree-admin.ts";
 import { commitAll, git, makeRepo, noFallback, type TestRepo, writeAt } from "./support/repo.ts";
 
 beforeEach(() => clearGitFactsCache());

@@ -9,7 +9,7 @@ import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { checkEscape, type Fingerprint, FINGERPRINT_STATUS_ARGS, parseStatus, takeFingerprint } from "./escape-check.ts";
 import { firstLine, readHead, readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
-import type { Owner } from "./owner.ts";
+import type { Owner } from "../runtime/owner.ts";
 import {
 	branchBases,
 	commitIdentityEnv,

@@ -6,9 +6,9 @@ import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { clearGitFactsCache } from "../../src/runtime/git.ts";
+import { clearGitFactsCache } from "../../src/isolation/git.ts";
 import type { RunRecord } from "../../src/runtime/runs.ts";
-import { createWorktreeIsolation, WorktreeRefusedError } from "../../src/runtime/worktree-hooks.ts";
+import { createWorktreeIsolation, WorktreeRefusedError } from "../../src/isolation/worktree-hooks.ts";
 import { git, makeRepo, noFallback, writeAt } from "./support/repo.ts";
 
 beforeEach(() => clearGitFactsCache());

@@ -22,7 +22,7 @@ import {
 	type StatusEntry,
 } from "./escape-check.ts";
 import { GitMissingError, type GitResult, firstLine, readHead, readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
-import type { Owner } from "./owner.ts";
+import type { Owner } from "../runtime/owner.ts";
 import { lockHolder, ownerLockReason, takeOverLock, worktreeAdminDir } from "./worktree-lock.ts";
 
 /** Why isolation could not be set up. */

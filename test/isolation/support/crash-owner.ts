@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createWorktree } from "../../../src/runtime/worktree.ts";
+import { createWorktree } from "../../../src/isolation/worktree.ts";
 
 const [root, agentDir, runId, file, text] = process.argv.slice(2) as [string, string, string, string, string];
 const outcome = await createWorktree({ runId, parentCwd: root, agentDir, settings: { baseDir: null, allowSharedFallback: false } });

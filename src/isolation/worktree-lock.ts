@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { linkSync, readFileSync, renameSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runGit } from "./git.ts";
-import { currentOwner, formatOwner, type Owner, ownerState, parseOwner } from "./owner.ts";
+import { currentOwner, formatOwner, type Owner, ownerState, parseOwner } from "../runtime/owner.ts";
 
 /** The lock reason naming this process as the owner. */
 export function ownerLockReason(): string {

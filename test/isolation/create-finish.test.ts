@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync 
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { clearGitFactsCache } from "../../src/runtime/git.ts";
+import { clearGitFactsCache } from "../../src/isolation/git.ts";
 import {
 	createWorktree,
 	finishWorktree,
@@ -15,7 +15,7 @@ import {
 	reopenWorktree,
 	type WorktreeHandle,
 	worktreeRepoDir,
-} from "../../src/runtime/worktree.ts";
+} from "../../src/isolation/worktree.ts";
 import { commitAll, git, makeRepo, noFallback, withFallback, writeAt } from "./support/repo.ts";
 
 function handleOf(outcome: IsolationOutcome): WorktreeHandle {

@@ -9,7 +9,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
-import { formatOwner, type Owner } from "./owner.ts";
+import { formatOwner, type Owner } from "../runtime/owner.ts";
 import { branchBases, type DiffStat, finishWorktree, type WorktreeRecord, worktreeRecords } from "./worktree.ts";
 import { lockHolder, takeOverLock } from "./worktree-lock.ts";
 import { renderRecovery } from "./worktree-report.ts";

@@ -6,7 +6,7 @@
  */
 import type { Settings } from "../files/types.ts";
 import { checkEscape, takeFingerprint } from "./escape-check.ts";
-import type { IsolationHooks, IsolationReport, RunRecord, TerminalState } from "./runs.ts";
+import type { IsolationHooks, IsolationReport, RunRecord, TerminalState } from "../runtime/runs.ts";
 import {
 	createWorktree,
 	finishWorktree,
