@@ -4,11 +4,18 @@
  * having touched them — the child wrote outside its worktree (by absolute path, `cd ..`, …).
  *
  * A fingerprint is `git status --porcelain=v2` (every untracked file listed, ignored files not) plus
- * HEAD, and for every dirty file a hash of its content, so a second edit of an already-dirty file is
- * seen too. One git subprocess per fingerprint.
+ * HEAD, and for every listed path its stat data (size, mtime, ctime, inode, mode): git's own status
+ * machinery decides what is dirty, and cadre reads no file's content — the cost grows with what is
+ * listed, not with its size (ADR 0088). Only a path written within the file system's timestamp
+ * granularity of the fingerprint ("racy", as git calls it) is also hashed, and hashed again in the
+ * "after" fingerprint, so a same-size rewrite in the same clock tick is still seen. A rewrite with
+ * identical content counts as a change: the file was written. One git subprocess per fingerprint.
+ *
+ * `content: true` hashes every listed file instead (apply's restore check, where files git rewrote
+ * with their old content must compare equal).
  */
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { type BigIntStats, closeSync, fstatSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { runGit } from "./git.ts";
 
@@ -21,10 +28,19 @@ export interface Fingerprint {
 	/** The branch checked out, or null when detached. */
 	branch: string | null;
 	/**
-	 * Repository-relative path (`/` separators) → its status line (without the path) plus a content
-	 * hash of the file in the working tree. Clean files are absent.
+	 * Repository-relative path (`/` separators) → its status line (without the path) plus the file's
+	 * state in the working tree: stat data (`s:…`, with `#<sha1>` when racy), or a content hash in a
+	 * content fingerprint. Clean files are absent.
 	 */
 	entries: Record<string, string>;
+}
+
+/** How a fingerprint records each listed file. */
+export interface FingerprintOptions {
+	/** Hash every listed file's content (default: stat data, hashing only racy files). */
+	content?: boolean;
+	/** The earlier fingerprint this one will be compared with: its racy paths are hashed again. */
+	since?: Fingerprint;
 }
 
 /** One parsed entry of `git status --porcelain=v2 -z`. */
@@ -93,21 +109,49 @@ export const FINGERPRINT_STATUS_ARGS = [
 ];
 
 /** Builds a fingerprint from already-parsed status output (lets a caller reuse one status call). */
-export function fingerprintFromStatus(root: string, status: ParsedStatus): Fingerprint {
+export function fingerprintFromStatus(root: string, status: ParsedStatus, options: FingerprintOptions = {}): Fingerprint {
+	const takenAt = Date.now();
 	const entries: Record<string, string> = {};
 	for (const entry of status.entries) {
 		if (entry.kind === "!") continue;
-		entries[entry.path] = `${entry.kind} ${entry.fields} ${hashFile(join(root, entry.path))}`;
+		const path = join(root, entry.path);
+		const state = options.content ? hashFile(path) : statState(path, takenAt, isRacy(options.since, entry.path));
+		entries[entry.path] = `${entry.kind} ${entry.fields} ${state}`;
 		if (entry.origPath !== undefined) entries[entry.origPath] = `${entry.kind} source-of ${entry.path}`;
 	}
 	return { root, head: status.head, branch: status.branch, entries };
 }
 
 /** Takes a fingerprint of the working tree whose top level is `root` (one git subprocess). */
-export async function takeFingerprint(root: string): Promise<Fingerprint> {
+export async function takeFingerprint(root: string, options: FingerprintOptions = {}): Promise<Fingerprint> {
 	const result = await runGit(FINGERPRINT_STATUS_ARGS, { cwd: root });
 	if (result.code !== 0) throw new Error(`git status failed in ${root}: ${result.stderr.trim()}`);
-	return fingerprintFromStatus(root, parseStatus(result.stdout));
+	return fingerprintFromStatus(root, parseStatus(result.stdout), options);
+}
+
+/**
+ * How close to a fingerprint a file's timestamps must be for its stat data alone not to prove it
+ * unchanged: file systems stamp with a coarse clock (a scheduler tick, up to 10 ms), so a same-size
+ * write in the same tick leaves the stat data as it was. Generous, since only such files pay a hash.
+ */
+const RACY_MS = 50;
+
+function isRacy(since: Fingerprint | undefined, path: string): boolean {
+	return since?.entries[path]?.includes("#") ?? false;
+}
+
+/** A file's stat data (`s:size:mtime:ctime:ino:mode`, nanoseconds), plus `#<sha1>` when racy; `missing`, `dir`. */
+function statState(path: string, takenAt: number, racy: boolean): string {
+	let stat: BigIntStats;
+	try {
+		stat = lstatSync(path, { bigint: true });
+	} catch {
+		return "missing";
+	}
+	if (stat.isDirectory()) return "dir";
+	const state = `s:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}:${stat.mode}`;
+	const newest = Number((stat.mtimeNs > stat.ctimeNs ? stat.mtimeNs : stat.ctimeNs) / 1_000_000n);
+	return racy || newest >= takenAt - RACY_MS ? `${state}#${hashFile(path)}` : state;
 }
 
 const HASH_LIMIT = 64 * 1024 * 1024;
@@ -132,6 +176,21 @@ function hashFile(path: string): string {
 	} finally {
 		closeSync(fd);
 	}
+}
+
+/**
+ * Whether a path's state is the same in two fingerprints. Stat data decides; a path that was racy
+ * in `before` is compared by its content hash too (its stat data may not have moved).
+ */
+export function sameState(before: string | undefined, after: string | undefined): boolean {
+	if (before === after) return true;
+	if (before === undefined || after === undefined) return false;
+	const hashAt = before.lastIndexOf("#");
+	if (hashAt < 0) return false;
+	// racy before: the stat part must match and, when the after side hashed again, so must the hash
+	const afterHash = after.lastIndexOf("#");
+	const afterStat = afterHash < 0 ? after : after.slice(0, afterHash);
+	return before.slice(0, hashAt) === afterStat && afterHash >= 0 && before.slice(hashAt) === after.slice(afterHash);
 }
 
 /** What the escape check found. */
@@ -179,7 +238,7 @@ function touchedMatcher(root: string, touched: Set<string>): (path: string) => b
 export function escapedPaths(before: Fingerprint, after: Fingerprint, touchedByParent: Set<string>): string[] {
 	const touched = touchedMatcher(before.root, touchedByParent);
 	const changed = new Set<string>();
-	for (const [path, state] of Object.entries(after.entries)) if (before.entries[path] !== state) changed.add(path);
+	for (const [path, state] of Object.entries(after.entries)) if (!sameState(before.entries[path], state)) changed.add(path);
 	for (const path of Object.keys(before.entries)) if (!(path in after.entries)) changed.add(path);
 	return [...changed].filter((path) => !touched(path)).sort();
 }

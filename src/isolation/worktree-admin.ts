@@ -283,7 +283,7 @@ export async function applyCadreWorktree(options: ApplyOptions): Promise<ApplyRe
 		});
 	}
 	const [before, changedOnBranch] = await Promise.all([
-		takeFingerprint(root),
+		takeFingerprint(root, { content: true }),
 		runGit(["diff", "--name-only", "-z", "--no-renames", `${head}...${tip}`], { cwd: root }),
 	]);
 	const staged = Object.entries(before.entries)
@@ -374,7 +374,7 @@ async function restoreAfterFailedMerge(
 		conflicts = split(unmerged.stdout);
 		await runGit(["merge", "--abort"], { cwd: root });
 	}
-	const after = await takeFingerprint(root);
+	const after = await takeFingerprint(root, { content: true });
 	const report = checkEscape(before, after, new Set());
 	if (report.paths.length > 0 || report.headMoved) {
 		return result(

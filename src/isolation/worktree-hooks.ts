@@ -93,7 +93,7 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 			const report = await finishWorktree(handle, { type: run.type, description: run.description, status: state });
 			let escape: ReturnType<typeof checkEscape> | null = null;
 			try {
-				const after = await takeFingerprint(handle.repoRoot);
+				const after = await takeFingerprint(handle.repoRoot, { since: handle.before });
 				escape = checkEscape(handle.before, after, options.touchedByParent(startedAt.get(run.id) ?? run.createdAt));
 			} catch (error) {
 				escape = { paths: [], headMoved: null, warning: `The escape check failed: ${(error as Error).message}` };

@@ -24,7 +24,7 @@ async function childRun(repo: TestRepo, runId: string, files: Record<string, str
 
 /** Everything that makes up the parent's state: HEAD, index, work tree (untracked too). */
 async function parentState(repo: TestRepo) {
-	const fp = await takeFingerprint(repo.root);
+	const fp = await takeFingerprint(repo.root, { content: true });
 	return { fp, index: git(repo.root, "ls-files", "--stage"), branch: git(repo.root, "rev-parse", "--abbrev-ref", "HEAD") };
 }
 

@@ -5,7 +5,7 @@
 import { rmSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { checkEscape, escapedPaths, parseStatus, takeFingerprint } from "../../src/isolation/escape-check.ts";
+import { checkEscape, escapedPaths, parseStatus, sameState, takeFingerprint } from "../../src/isolation/escape-check.ts";
 import { clearGitFactsCache } from "../../src/isolation/git.ts";
 import { createWorktree, finishWorktree } from "../../src/isolation/worktree.ts";
 import { commitAll, git, makeRepo, noFallback, writeAt } from "./support/repo.ts";
@@ -23,7 +23,7 @@ describe("escape check", () => {
 		writeAt(join(repo.root, "stray.txt"), "child's new file\n");
 		// the parent edits a file itself meanwhile
 		writeAt(join(repo.root, "src/b.ts"), "parent edit\n");
-		const after = await takeFingerprint(repo.root);
+		const after = await takeFingerprint(repo.root, { since: handle.before });
 		const touched = new Set([join(repo.root, "src/b.ts")]);
 		expect(escapedPaths(handle.before, after, touched)).toEqual(["src/a.ts", "stray.txt"]);
 		const report = checkEscape(handle.before, after, touched);
@@ -38,10 +38,34 @@ describe("escape check", () => {
 		const before = await takeFingerprint(repo.root);
 		repo.write("a.txt", "dirtier after the run\n");
 		rmSync(join(repo.root, "gone.txt"));
-		const after = await takeFingerprint(repo.root);
+		const after = await takeFingerprint(repo.root, { since: before });
 		expect(escapedPaths(before, after, new Set())).toEqual(["a.txt", "gone.txt"]);
 		// nothing changed → nothing reported
-		expect(escapedPaths(after, await takeFingerprint(repo.root), new Set())).toEqual([]);
+		expect(escapedPaths(after, await takeFingerprint(repo.root, { since: after }), new Set())).toEqual([]);
+	});
+
+	it("reads stat data, not content, of the files it lists, except those written in the same clock tick", async () => {
+		const repo = makeRepo({ "a.txt": "1\n" });
+		repo.write("old.txt", "untracked, written a while ago\n");
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		repo.write("fresh.txt", "untracked, written just now\n");
+		const before = await takeFingerprint(repo.root);
+		expect(before.entries["old.txt"]).toMatch(/^\? {2}s:\d+:\d+:\d+:\d+:\d+$/);
+		// racy: its stat data cannot prove a same-size rewrite in the same tick, so its content is hashed too
+		expect(before.entries["fresh.txt"]).toMatch(/#[0-9a-f]{40}$/);
+		const again = await takeFingerprint(repo.root, { since: before });
+		expect(escapedPaths(before, again, new Set())).toEqual([]);
+	});
+
+	it("compares a racy path by its hash as well as its stat data", () => {
+		const stat = "?  s:4:100:100:7:33188";
+		expect(sameState(`${stat}#aaaa`, `${stat}#aaaa`)).toBe(true);
+		// same stat data, other content: a same-size write within the same tick
+		expect(sameState(`${stat}#aaaa`, `${stat}#bbbb`)).toBe(false);
+		expect(sameState(`${stat}#aaaa`, stat)).toBe(false);
+		expect(sameState(stat, "?  s:4:200:200:7:33188")).toBe(false);
+		expect(sameState(stat, stat)).toBe(true);
+		expect(sameState(undefined, stat)).toBe(false);
 	});
 
 	it("treats touched directories and repository-relative paths as covering what is below them", async () => {
@@ -50,7 +74,7 @@ describe("escape check", () => {
 		repo.write("lib/x.txt", "changed\n");
 		repo.write("lib/deep/y.txt", "changed\n");
 		repo.write("z.txt", "changed\n");
-		const after = await takeFingerprint(repo.root);
+		const after = await takeFingerprint(repo.root, { since: before });
 		expect(escapedPaths(before, after, new Set(["lib"]))).toEqual(["z.txt"]);
 		expect(escapedPaths(before, after, new Set(["./z.txt", join(repo.root, "lib/deep")]))).toEqual(["lib/x.txt"]);
 		expect(escapedPaths(before, after, new Set(["/somewhere/else/z.txt"]))).toEqual(["lib/deep/y.txt", "lib/x.txt", "z.txt"]);
@@ -72,10 +96,10 @@ describe("escape check", () => {
 		const before = await takeFingerprint(repo.root);
 		repo.write("a.txt", "2\n");
 		git(repo.root, "add", "a.txt");
-		const staged = await takeFingerprint(repo.root);
+		const staged = await takeFingerprint(repo.root, { since: before });
 		expect(escapedPaths(before, staged, new Set())).toEqual(["a.txt"]);
 		commitAll(repo.root, "moved");
-		const after = await takeFingerprint(repo.root);
+		const after = await takeFingerprint(repo.root, { since: before });
 		const report = checkEscape(before, after, new Set());
 		expect(report.headMoved?.from).toBe(before.head);
 		expect(report.headMoved?.to).toBe(git(repo.root, "rev-parse", "HEAD"));
