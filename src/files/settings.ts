@@ -11,7 +11,7 @@ import { showValue, validateLayer } from "./keys.ts";
 import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CEILING, readFileUnder, readProblemDiagnostic } from "./read-confined.ts";
 import { type Pos, parseYamlMapping, type RawField, type RawValue } from "./raw.ts";
 import { suggestKey } from "./suggest.ts";
-import type { EntryLayer, Scope, Settings, ToolKind } from "./types.ts";
+import type { EntryLayer, Scope, Settings, ToolKind, WorktreeInclude } from "./types.ts";
 
 /** One settings file to read. */
 export interface SettingsSource {
@@ -312,8 +312,8 @@ function applyFile(
 						if (typeof entry.val.value !== "boolean") bad(entry.val, "worktree.allowSharedFallback", "expects true or false");
 						else if (!source.trusted) untrusted(entry, "worktree.allowSharedFallback");
 						else settings.worktree.allowSharedFallback = entry.val.value;
-					} else {
-						diagnostics.push(unknown(file, entry, ["baseDir", "allowSharedFallback"], "worktree"));
+					} else if (!applyWorktreeKey(entry, source, settings.worktree, { bad, untrusted, src })) {
+						diagnostics.push(unknown(file, entry, WORKTREE_KEYS, "worktree"));
 					}
 				}
 				break;
@@ -335,6 +335,103 @@ function applyFile(
 				diagnostics.push(unknown(file, field, TOP_KEYS, "subagents.json"));
 		}
 	}
+}
+
+const WORKTREE_KEYS = ["baseDir", "allowSharedFallback", "pool", "include", "setup", "copyUncommitted"];
+
+/** The largest `worktree.pool.size`: each pooled worktree is a full checkout on disk. */
+export const MAX_POOL_SIZE = 8;
+const DEFAULT_SETUP_TIMEOUT_S = 300;
+
+interface WorktreeKeyHelpers {
+	bad(val: RawValue, what: string, expects: string): void;
+	untrusted(field: RawField, what: string): void;
+	src(pos: Pos): string;
+}
+
+/**
+ * `worktree.pool`, `include`, `setup` and `copyUncommitted`; false for an unknown key. `include`
+ * and `setup` run and copy things on the operator's behalf, so they are honoured only from trusted
+ * files, like `allowSharedFallback`.
+ */
+function applyWorktreeKey(entry: RawField, source: SettingsSource, worktree: Settings["worktree"], h: WorktreeKeyHelpers): boolean {
+	const { value } = entry.val;
+	switch (entry.key) {
+		case "pool": {
+			const size = typeof value === "boolean" ? (value ? undefined : 0) : (entry.val.fields?.find((f) => f.key === "size")?.val.value ?? null);
+			const unknownKey = entry.val.fields?.find((f) => f.key !== "size");
+			if (unknownKey) h.bad(unknownKey.val, `worktree.pool.${unknownKey.key}`, "is not a key (pool takes size)");
+			else if (size === undefined) delete worktree.pool;
+			else if (typeof size === "number" && Number.isInteger(size) && size >= 0 && size <= MAX_POOL_SIZE) worktree.pool = { size };
+			else h.bad(entry.val, "worktree.pool", `expects { "size": 0–${MAX_POOL_SIZE} }, true or false`);
+			return true;
+		}
+		case "include": {
+			const include = includeEntries(entry, h);
+			if (include === null) return true;
+			if (!source.trusted) h.untrusted(entry, "worktree.include");
+			else worktree.include = include;
+			return true;
+		}
+		case "setup": {
+			const setup = setupCommand(entry, h);
+			if (setup === null) return true;
+			if (!source.trusted) h.untrusted(entry, "worktree.setup");
+			else worktree.setup = setup;
+			return true;
+		}
+		case "copyUncommitted":
+			if (typeof value === "boolean") worktree.copyUncommitted = { value, source: h.src(entry.keyPos) };
+			else h.bad(entry.val, "worktree.copyUncommitted", "expects true or false");
+			return true;
+		default:
+			return false;
+	}
+}
+
+/** A repository-relative path without `..`, `.git` or a leading `/`, normalised; null when it is none. */
+function includePath(raw: unknown): string | null {
+	if (typeof raw !== "string") return null;
+	const parts = raw.trim().replace(/\\/g, "/").split("/").filter((part) => part !== "" && part !== ".");
+	if (raw.trim().startsWith("/") || parts.length === 0 || parts.some((part) => part === ".." || part === ".git")) return null;
+	return parts.join("/");
+}
+
+function includeEntries(entry: RawField, h: WorktreeKeyHelpers): WorktreeInclude[] | null {
+	const items = entry.val.items;
+	if (!Array.isArray(entry.val.value) || !items) {
+		h.bad(entry.val, "worktree.include", 'expects a list of paths ("node_modules", or { "path": "data", "symlink": true })');
+		return null;
+	}
+	const include: WorktreeInclude[] = [];
+	for (const item of items) {
+		const fields = item.fields;
+		const path = includePath(fields ? fields.find((f) => f.key === "path")?.val.value : item.value);
+		const symlink = fields?.find((f) => f.key === "symlink")?.val.value ?? false;
+		const stray = fields?.find((f) => f.key !== "path" && f.key !== "symlink");
+		if (path === null || typeof symlink !== "boolean" || stray) {
+			h.bad(item, "worktree.include entry", "expects a repository-relative path (no .., no .git) or { \"path\": …, \"symlink\": true }");
+			continue;
+		}
+		include.push({ path, mode: symlink ? "symlink" : "copy" });
+	}
+	return include;
+}
+
+function setupCommand(entry: RawField, h: WorktreeKeyHelpers): { command: string; timeoutMs: number } | null {
+	const fields = entry.val.fields;
+	const command = fields ? fields.find((f) => f.key === "command")?.val.value : entry.val.value;
+	const timeout = fields?.find((f) => f.key === "timeoutSeconds")?.val.value ?? DEFAULT_SETUP_TIMEOUT_S;
+	const stray = fields?.find((f) => f.key !== "command" && f.key !== "timeoutSeconds");
+	if (typeof command !== "string" || command.trim() === "" || stray) {
+		h.bad(entry.val, "worktree.setup", 'expects a command ("npm run codegen") or { "command": …, "timeoutSeconds": 300 }');
+		return null;
+	}
+	if (typeof timeout !== "number" || !(timeout > 0) || timeout > 3600) {
+		h.bad(entry.val, "worktree.setup.timeoutSeconds", "expects a number of seconds between 1 and 3600");
+		return null;
+	}
+	return { command: command.trim(), timeoutMs: Math.round(timeout * 1000) };
 }
 
 function unknown(file: string, field: RawField, known: string[], where: string): Diagnostic {

@@ -197,7 +197,7 @@ export interface Settings {
 	/** Glob → kind. Only from user settings, or project settings when the project is trusted. */
 	toolKinds: Record<string, ToolKind>;
 	childExtensions: { exclude: string[] };
-	worktree: { baseDir: string | null; allowSharedFallback: boolean };
+	worktree: WorktreeSettings;
 	maxResultChars: number;
 	/** The size limit per file read (1 MiB); raised by user settings or a trusted project only (ADR 0060). */
 	maxFileBytes: number;
@@ -206,6 +206,26 @@ export interface Settings {
 	ui: { widget: "background" | "all" | "off" };
 	/** The settings files that exist, highest first. */
 	files: string[];
+}
+
+/** Settings `worktree` (docs/isolation.md). The optional keys are absent unless a file set them. */
+export interface WorktreeSettings {
+	baseDir: string | null;
+	allowSharedFallback: boolean;
+	/** `pool`: prepared worktrees kept per repository; `size: 0` turns the pool off (absent: the default, ADR 0085). */
+	pool?: { size: number };
+	/** `include` (trusted files only): ignored paths of the parent brought into each worktree (ADR 0086). */
+	include?: WorktreeInclude[];
+	/** `setup` (trusted files only): a command run in the worktree before the child starts (ADR 0086). */
+	setup?: { command: string; timeoutMs: number };
+	/** `copyUncommitted`: the default of the request's `copy_uncommitted` (ADR 0087). */
+	copyUncommitted?: Sourced<boolean>;
+}
+
+/** One `worktree.include` entry: a repository-relative path, copied, or symlinked when the operator says so. */
+export interface WorktreeInclude {
+	path: string;
+	mode: "copy" | "symlink";
 }
 
 export interface LoadOptions {

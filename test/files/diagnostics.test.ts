@@ -294,6 +294,43 @@ describe("orphan-role and untrusted-setting", () => {
 		expect(trusted.settings.worktree).toEqual({ baseDir: "wt", allowSharedFallback: true });
 	});
 
+	it("reads worktree pool, include, setup and copyUncommitted; include and setup only from trusted files", () => {
+		const worktree = {
+			pool: { size: 3 },
+			include: ["node_modules", "./.env", { path: "data/models", symlink: true }],
+			setup: { command: "npm run codegen", timeoutSeconds: 30 },
+			copyUncommitted: true,
+		};
+		const files = { "project/.pi/subagents.json": JSON.stringify({ worktree }) };
+		const untrusted = layout(files).load();
+		expect(untrusted.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([
+			"untrusted-setting worktree.include in project settings is ignored: the project is not trusted",
+			"untrusted-setting worktree.setup in project settings is ignored: the project is not trusted",
+		]);
+		expect(untrusted.settings.worktree).toMatchObject({ pool: { size: 3 }, copyUncommitted: { value: true } });
+		expect(untrusted.settings.worktree.include).toBeUndefined();
+		expect(untrusted.settings.worktree.setup).toBeUndefined();
+		const trusted = layout(files).load({ projectTrusted: true });
+		expect(trusted.diagnostics).toEqual([]);
+		expect(trusted.settings.worktree.include).toEqual([
+			{ path: "node_modules", mode: "copy" },
+			{ path: ".env", mode: "copy" },
+			{ path: "data/models", mode: "symlink" },
+		]);
+		expect(trusted.settings.worktree.setup).toEqual({ command: "npm run codegen", timeoutMs: 30_000 });
+		const user = layout({ "agent/subagents.json": '{"worktree": {"setup": "make gen", "pool": false}}' }).load();
+		expect(user.settings.worktree).toMatchObject({ setup: { command: "make gen", timeoutMs: 300_000 }, pool: { size: 0 } });
+	});
+
+	it("refuses worktree include paths that leave the repository and pool sizes out of range", () => {
+		const r = layout({
+			"agent/subagents.json": '{"worktree": {"include": ["../secrets", "/etc", ".git/config", "ok"], "pool": {"size": 99}, "setup": ""}}',
+		}).load();
+		expect(r.diagnostics.map((d) => `${d.line}:${d.column} ${d.code}`)).toEqual(["1:27 bad-value", "1:41 bad-value", "1:49 bad-value", "1:79 bad-value", "1:102 bad-value"]);
+		expect(r.settings.worktree.include).toEqual([{ path: "ok", mode: "copy" }]);
+		expect(r.settings.worktree.pool).toBeUndefined();
+	});
+
 	it("always honours toolKinds from user settings", () => {
 		const r = layout({ "agent/subagents.json": '{"toolKinds": {"web_fetch": "read"}}' }).load();
 		expect(r.diagnostics).toEqual([]);
