@@ -50,6 +50,28 @@ export function resolveIsolation(ctx: ResolutionContext, persona: Entry<"persona
 	return { trace, request };
 }
 
+/**
+ * `copy_uncommitted`: request > settings `worktree.copyUncommitted` > false. Without worktree
+ * isolation it has nothing to copy into, and a request naming it is told so.
+ */
+export function resolveCopyUncommitted(ctx: ResolutionContext, isolation: unknown): TraceEntry {
+	const request = ctx.booleanRequest("copyUncommitted", "copy_uncommitted");
+	if (request.state === "named" && request.value === true && isolation !== "worktree") {
+		ctx.diagnostics.add("copyUncommitted", {
+			severity: "warning",
+			file: null,
+			line: null,
+			column: null,
+			code: "request-ignored",
+			message: "request copy_uncommitted true has no effect: the child runs without worktree isolation, in the parent's files",
+		});
+	}
+	return pickIn(ORDER.copyUncommitted, {
+		request,
+		default: settingsDefault(ctx.input.loaded.settings.worktree.copyUncommitted ?? null, false),
+	});
+}
+
 function settingsDefault<T>(value: Sourced<T> | null, fallback: T): Slot {
 	return value ? { layer: "default", state: "named", value: value.value, source: value.source } : { layer: "default", state: "named", value: fallback, source: "default" };
 }

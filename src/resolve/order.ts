@@ -12,6 +12,8 @@ export const ORDER = {
 	// A definition's `worktree` is a floor below the request: a role's or persona's `none` cannot
 	// lower it (ADR 0078). Its `none` stays at the plain definition place.
 	isolation: ["request", "definition-floor", "role", "persona", "definition", "default"],
+	// ADR 0087: the request, else settings `worktree.copyUncommitted`, else false.
+	copyUncommitted: ["request", "default"],
 	persona: ["request", "definition"],
 	maxTurns: ["request", "definition", "default"],
 	runInBackground: ["request", "definition", "default"],
@@ -30,6 +32,7 @@ export const CONFIG_FIELDS = [
 	"roleName",
 	"personaError",
 	"isolation",
+	"copyUncommitted",
 	"tools",
 	"maxTurns",
 	"runInBackground",

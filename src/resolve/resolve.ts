@@ -10,7 +10,7 @@ import { type CapabilityMode, type IsolationMode, nameKey } from "../core/values
 import type { Entry, LoadResult } from "../files/types.ts";
 import { createContext, type ResolutionContext } from "./context.ts";
 import { resolveCwd } from "./cwd.ts";
-import { resolveCapability, resolveIsolation, resolveRunFields } from "./fields.ts";
+import { resolveCapability, resolveCopyUncommitted, resolveIsolation, resolveRunFields } from "./fields.ts";
 import { resolveModel, resolveThinking } from "./model.ts";
 import { resolveResume } from "./resume.ts";
 import { CONFIG_FIELDS } from "./order.ts";
@@ -86,6 +86,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 	const thinking = resolveThinking(ctx, persona.persona, model.value as string | null);
 	const capability = resolveCapability(ctx);
 	const isolation = resolveIsolation(ctx, persona.persona);
+	const copyUncommitted = resolveCopyUncommitted(ctx, isolation.trace.value);
 	const runFields = resolveRunFields(ctx);
 	const tools = resolveTools(ctx, { mode: capability.value as CapabilityMode | null, source: capability.source });
 	const cwd = resolveCwd(ctx, { mode: isolation.trace.value as IsolationMode, layer: isolation.trace.layer, request: isolation.request });
@@ -95,6 +96,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 		reasoningEffort: thinking,
 		capabilityMode: capability,
 		isolation: isolation.trace,
+		copyUncommitted,
 		tools,
 		cwd,
 		...runFields,
@@ -114,7 +116,7 @@ function configOf(trace: Trace): EffectiveConfig {
 	return Object.fromEntries(CONFIG_FIELDS.map((field) => [field, trace[field].value])) as unknown as EffectiveConfig;
 }
 
-type PickedFields = Pick<Trace, "model" | "reasoningEffort" | "capabilityMode" | "isolation" | "tools" | "maxTurns" | "runInBackground" | "inheritContext" | "cwd">;
+type PickedFields = Pick<Trace, "model" | "reasoningEffort" | "capabilityMode" | "isolation" | "copyUncommitted" | "tools" | "maxTurns" | "runInBackground" | "inheritContext" | "cwd">;
 
 /** The full trace: the picked fields plus the derived role, persona and definition fields. */
 function assembleTrace(ctx: ResolutionContext, persona: PersonaOutcome, role: { prompt: string | null; warning: string | null }, picked: PickedFields): Trace {
@@ -138,6 +140,7 @@ function assembleTrace(ctx: ResolutionContext, persona: PersonaOutcome, role: { 
 		roleName: roleEntry ? derived(roleEntry.name, "role", roleSource) : NOTHING,
 		personaError: fromPersona(persona.error, entry ? (entry.keys.instructions_file?.source ?? personaSource) : personaSource),
 		isolation: picked.isolation,
+		copyUncommitted: picked.copyUncommitted,
 		tools: picked.tools,
 		maxTurns: picked.maxTurns,
 		runInBackground: picked.runInBackground,

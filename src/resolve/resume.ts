@@ -10,7 +10,7 @@ import { derived, present, show } from "./slots.ts";
 import type { EffectiveConfig, IgnoredRequestValue, Refusal, ResolveInput, ResolveResult, Trace } from "./types.ts";
 
 /** Request keys a resume ignores (everything but prompt, description, run_in_background, type, persona). */
-const RESUME_IGNORED_KEYS = ["model", "thinking", "capability", "isolation", "cwd", "max_turns", "inherit_context"] as const;
+const RESUME_IGNORED_KEYS = ["model", "thinking", "capability", "isolation", "copy_uncommitted", "cwd", "max_turns", "inherit_context"] as const;
 
 /** Why the resume cannot go ahead, or null. */
 function resumeRefusal(input: ResolveInput, id: string): string | null {

@@ -19,6 +19,7 @@ export interface SpawnRequest {
 	capability?: unknown;
 	persona?: unknown;
 	isolation?: unknown;
+	copy_uncommitted?: unknown;
 	cwd?: unknown;
 	max_turns?: unknown;
 	run_in_background?: unknown;
@@ -109,6 +110,8 @@ export interface EffectiveConfig {
 	roleName: string | null;
 	personaError: string | null;
 	isolation: IsolationMode;
+	/** Whether a worktree starts from HEAD plus the parent's uncommitted changes (ADR 0087). */
+	copyUncommitted: boolean;
 	tools: string[];
 	maxTurns: number | null;
 	runInBackground: boolean;

@@ -48,6 +48,7 @@ export function config(overrides: Partial<EffectiveConfig> = {}): EffectiveConfi
 		roleName: null,
 		personaError: null,
 		isolation: "none",
+		copyUncommitted: false,
 		tools: ["read", "bash", "edit", "write"],
 		maxTurns: null,
 		runInBackground: false,

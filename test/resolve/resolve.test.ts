@@ -419,6 +419,7 @@ describe("resume", () => {
 		roleName: null,
 		personaError: null,
 		isolation: "none",
+		copyUncommitted: false,
 		tools: ["read"],
 		maxTurns: null,
 		runInBackground: false,

@@ -22,6 +22,7 @@ export function record(overrides: Partial<RunRecord> = {}): RunRecord {
 			roleName: null,
 			personaError: null,
 			isolation: "none",
+			copyUncommitted: false,
 			tools: ["read"],
 			maxTurns: null,
 			runInBackground: true,

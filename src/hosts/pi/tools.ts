@@ -23,6 +23,7 @@ export const subagentParameters = Type.Object({
 	capability: Type.Optional(Type.String({ description: "read-only|read-write|execute|all" })),
 	persona: Type.Optional(Type.String({ description: "Persona name, or none" })),
 	isolation: Type.Optional(Type.String({ description: "none|worktree" })),
+	copy_uncommitted: Type.Optional(Type.Boolean({ description: "worktree only: start from your uncommitted changes too" })),
 	cwd: Type.Optional(Type.String()),
 	max_turns: Type.Optional(Type.Integer({ minimum: 1 })),
 	run_in_background: Type.Optional(Type.Boolean()),
