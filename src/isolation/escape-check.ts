@@ -15,8 +15,9 @@
  * with their old content must compare equal).
  */
 import { createHash } from "node:crypto";
-import { type BigIntStats, closeSync, fstatSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { lstatOrNull, stateOf, walkStates } from "./file-tree.ts";
 import { runGit } from "./git.ts";
 
 /** A snapshot of a working tree's state. Plain, JSON-serialisable data. */
@@ -41,6 +42,11 @@ export interface FingerprintOptions {
 	content?: boolean;
 	/** The earlier fingerprint this one will be compared with: its racy paths are hashed again. */
 	since?: Fingerprint;
+	/**
+	 * Repository-relative paths git does not list (ignored: the sources of `worktree.include`) whose
+	 * files are recorded too, by stat data (`w <state>`).
+	 */
+	watch?: string[];
 }
 
 /** One parsed entry of `git status --porcelain=v2 -z`. */
@@ -126,7 +132,9 @@ export function fingerprintFromStatus(root: string, status: ParsedStatus, option
 export async function takeFingerprint(root: string, options: FingerprintOptions = {}): Promise<Fingerprint> {
 	const result = await runGit(FINGERPRINT_STATUS_ARGS, { cwd: root });
 	if (result.code !== 0) throw new Error(`git status failed in ${root}: ${result.stderr.trim()}`);
-	return fingerprintFromStatus(root, parseStatus(result.stdout), options);
+	const fingerprint = fingerprintFromStatus(root, parseStatus(result.stdout), options);
+	for (const [path, state] of watchedStates(root, options.watch ?? [])) fingerprint.entries[path] = state;
+	return fingerprint;
 }
 
 /**
@@ -140,17 +148,13 @@ function isRacy(since: Fingerprint | undefined, path: string): boolean {
 	return since?.entries[path]?.includes("#") ?? false;
 }
 
-/** A file's stat data (`s:size:mtime:ctime:ino:mode`, nanoseconds), plus `#<sha1>` when racy; `missing`, `dir`. */
+/** A file's stat data (`stateOf`), plus `#<sha1>` when racy; `missing`, `dir`. */
 function statState(path: string, takenAt: number, racy: boolean): string {
-	let stat: BigIntStats;
-	try {
-		stat = lstatSync(path, { bigint: true });
-	} catch {
-		return "missing";
-	}
+	const stat = lstatOrNull(path);
+	if (!stat) return "missing";
 	if (stat.isDirectory()) return "dir";
-	const state = `s:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}:${stat.mode}`;
-	const newest = Number((stat.mtimeNs > stat.ctimeNs ? stat.mtimeNs : stat.ctimeNs) / 1_000_000n);
+	const state = stateOf(stat, path);
+	const newest = Math.max(stat.mtimeMs, stat.ctimeMs);
 	return racy || newest >= takenAt - RACY_MS ? `${state}#${hashFile(path)}` : state;
 }
 
@@ -191,6 +195,23 @@ export function sameState(before: string | undefined, after: string | undefined)
 	const afterHash = after.lastIndexOf("#");
 	const afterStat = afterHash < 0 ? after : after.slice(0, afterHash);
 	return before.slice(0, hashAt) === afterStat && afterHash >= 0 && before.slice(hashAt) === after.slice(afterHash);
+}
+
+/** Walks the parent's `paths` (each followed once at the top, inside the repository) into `w <state>` entries. */
+export function watchedStates(parentRoot: string, paths: string[]): Map<string, string> {
+	const out = new Map<string, string>();
+	for (const path of paths) {
+		let real: string;
+		try {
+			real = realpathSync(join(parentRoot, path));
+		} catch {
+			continue;
+		}
+		const rel = relative(parentRoot, real);
+		if (rel.startsWith("..") || isAbsolute(rel)) continue;
+		for (const [entry, value] of walkStates(real, path)) out.set(entry, `w ${value}`);
+	}
+	return out;
 }
 
 /** What the escape check found. */

@@ -6,8 +6,9 @@
  * a session runs, so they are re-read from `.git` files on every call, without a subprocess — unless
  * the repository keeps its refs elsewhere (reftable), where git itself is asked (ADR 0004).
  */
-import { execFile, execFileSync } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync } from "node:child_process";
 import { readFileSync, realpathSync, statSync } from "node:fs";
+import { setPriority } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /** What one git invocation produced. */
@@ -24,6 +25,8 @@ export interface GitOptions {
 	cwd: string;
 	/** Extra environment variables layered over `process.env`. */
 	env?: Record<string, string>;
+	/** A background job (the worktree pool's refill): lower CPU priority, and it never keeps the process alive. */
+	background?: boolean;
 }
 
 /** Thrown when the `git` binary cannot be started at all (not installed, not on PATH). */
@@ -53,7 +56,7 @@ const GIT_ENV = { GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C"
  */
 export function runGit(args: string[], options: GitOptions): Promise<GitResult> {
 	return new Promise((resolvePromise, reject) => {
-		execFile(
+		const child = execFile(
 			gitBinary(),
 			args,
 			{
@@ -77,7 +80,19 @@ export function runGit(args: string[], options: GitOptions): Promise<GitResult> 
 				resolvePromise({ code, stdout, stderr });
 			},
 		);
+		if (options.background) inBackground(child);
 	});
+}
+
+/** Lowers a child's CPU priority and lets the process exit while it runs. */
+function inBackground(child: ChildProcess): void {
+	try {
+		if (child.pid !== undefined) setPriority(child.pid, 10);
+	} catch {
+		// not permitted here: it runs at normal priority
+	}
+	child.unref();
+	for (const stream of [child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
 }
 
 function directoryExists(path: string): boolean {

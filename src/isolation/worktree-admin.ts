@@ -20,6 +20,7 @@ import {
 	worktreeRecords,
 } from "./worktree.ts";
 import { lockHolder } from "./worktree-lock.ts";
+import { isPoolPath, type PoolCleanResult, type PooledWorktree, pooledWorktrees, removePooled } from "./worktree-pool.ts";
 import { type RecoveredWorktree, recoverInterrupted } from "./worktree-recovery.ts";
 
 /** A failure to even look at the repository. */
@@ -73,6 +74,8 @@ export interface WorktreeListing {
 	/** The parent's branch, or null when detached. */
 	currentBranch: string | null;
 	entries: CadreWorktreeEntry[];
+	/** The worktree pool's worktrees (ADR 0085): idle ones wait for the next isolated spawn. */
+	pool: PooledWorktree[];
 }
 
 async function openRepo(cwd: string): Promise<{ ok: true; facts: RepoFacts } | AdminFailure> {
@@ -163,7 +166,7 @@ export async function listCadreWorktrees(cwd: string): Promise<WorktreeListing |
 		else found.state = found.applied ? "applied" : "unapplied";
 	}
 	const entries = [...byId.values()].sort((a, b) => (a.date ?? "").localeCompare(b.date ?? "") || a.id.localeCompare(b.id));
-	return { ok: true, repoRoot: root, currentBranch, entries };
+	return { ok: true, repoRoot: root, currentBranch, entries, pool: pooledWorktrees(records) };
 }
 
 /** What applying a branch did. */
@@ -404,6 +407,8 @@ export interface CleanResult {
 	emptyBranches: string[];
 	/** Branches kept because their work is not applied yet. */
 	unappliedBranches: string[];
+	/** Pooled worktrees removed (idle, or left half-handled by a pi that died) and kept (with why). */
+	pool: PoolCleanResult;
 }
 
 /** Why `clean` keeps a locked worktree, naming the lock's owner when cadre wrote the lock. */
@@ -431,14 +436,15 @@ export async function cleanCadreWorktrees(cwd: string): Promise<CleanResult | Ad
 	const records = await worktreeRecords(root);
 	// an interrupted run's work is committed first; what cannot be committed keeps its worktree
 	const recovered = await recoverInterrupted(repo.facts, records);
+	const pool = await removePooled(root, pooledWorktrees(records), "all");
 	// git never prunes a locked record; a cadre worktree whose directory is gone has nothing left to
 	// protect (its run lost it, or pi ended without unlocking), so unlock it first
-	const vanished = records.filter((r) => r.locked && r.branch?.startsWith("refs/heads/cadre/") && !existsSync(join(r.path, ".git")));
+	const vanished = records.filter((r) => r.locked && (r.branch?.startsWith("refs/heads/cadre/") || isPoolPath(r.path)) && !existsSync(join(r.path, ".git")));
 	await Promise.all(vanished.map((r) => runGit(["worktree", "unlock", r.path], { cwd: root })));
 	await runGit(["worktree", "prune"], { cwd: root });
 	const listing = await listCadreWorktrees(cwd);
 	if (!listing.ok) return listing;
-	const outcome: CleanResult = { ok: true, recovered, removed: [], kept: [], deletedBranches: [], emptyBranches: [], unappliedBranches: [] };
+	const outcome: CleanResult = { ok: true, recovered, removed: [], kept: [], deletedBranches: [], emptyBranches: [], unappliedBranches: [], pool };
 	for (const entry of listing.entries) {
 		let hasWorktree = entry.worktreePath !== null && entry.worktreeExists;
 		if (hasWorktree && entry.worktreePath) {

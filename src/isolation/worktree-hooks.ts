@@ -60,6 +60,7 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 				requestCwd: options.childCwd(run),
 				agentDir: options.agentDir,
 				settings: options.settings(),
+				copyUncommitted: run.config.copyUncommitted === true,
 			};
 			startedAt.set(run.id, Date.now());
 			const outcome: IsolationOutcome = run.resumeOf
@@ -82,6 +83,9 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 					worktreePath: outcome.handle.worktreePath,
 					base: outcome.handle.base,
 					parentDirty: outcome.handle.parentDirty,
+					pooled: outcome.handle.pooled,
+					setup: outcome.handle.setupReport,
+					copiedUncommitted: outcome.handle.copiedUncommitted,
 					summary: outcome.handle.notices.join(" ") || `isolation: worktree — the child works in ${outcome.handle.worktreePath}.`,
 				},
 			};
@@ -93,7 +97,8 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 			const report = await finishWorktree(handle, { type: run.type, description: run.description, status: state });
 			let escape: ReturnType<typeof checkEscape> | null = null;
 			try {
-				const after = await takeFingerprint(handle.repoRoot, { since: handle.before });
+				const watch = (handle.setup?.include ?? []).map((record) => record.path);
+				const after = await takeFingerprint(handle.repoRoot, { since: handle.before, watch });
 				escape = checkEscape(handle.before, after, options.touchedByParent(startedAt.get(run.id) ?? run.createdAt));
 			} catch (error) {
 				escape = { paths: [], headMoved: null, warning: `The escape check failed: ${(error as Error).message}` };
@@ -103,6 +108,7 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 				isolation: "worktree",
 				...report,
 				parentDirty: handle.parentDirty,
+				copiedUncommitted: handle.copiedUncommitted,
 				escapedPaths: escape.paths,
 				escapeWarning: escape.warning,
 				summary: escape.warning ? `${report.summary} Warning: ${escape.warning}` : report.summary,

@@ -12,6 +12,7 @@ import { readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
 import { formatOwner, type Owner } from "../runtime/owner.ts";
 import { branchBases, type DiffStat, finishWorktree, type WorktreeRecord, worktreeRecords } from "./worktree.ts";
 import { lockHolder, takeOverLock } from "./worktree-lock.ts";
+import { pooledWorktrees, removePooled } from "./worktree-pool.ts";
 import { renderRecovery } from "./worktree-report.ts";
 
 /** What recovering one interrupted worktree did. */
@@ -93,11 +94,17 @@ async function recoverOne(facts: RepoFacts, record: WorktreeRecord, owner: Owner
 	};
 }
 
-/** Recovers the interrupted cadre worktrees of the repository containing `cwd` (none outside a repository). */
+/**
+ * Recovers the interrupted cadre worktrees of the repository containing `cwd` (none outside a
+ * repository). Pooled worktrees a dead pi left half-handled hold no run's work: they are removed
+ * without a word.
+ */
 export async function recoverInterruptedWorktrees(cwd: string): Promise<RecoveredWorktree[]> {
 	const repo = await repoFacts(cwd);
 	if (!repo.ok) return [];
-	return recoverInterrupted(repo.facts, await worktreeRecords(repo.facts.root));
+	const records = await worktreeRecords(repo.facts.root);
+	const [recovered] = await Promise.all([recoverInterrupted(repo.facts, records), removePooled(repo.facts.root, pooledWorktrees(records), "interrupted")]);
+	return recovered;
 }
 
 /** Where the session-start report goes: pi's UI (`ctx.ui`), or stderr when there is none (print and JSON modes). */

@@ -4,7 +4,9 @@
  * `worktree-admin.ts`, shared by `cadre worktrees` and pi's `/subagents worktrees`.
  */
 import type { ApplyResult, CadreWorktreeEntry, CleanResult, WorktreeListing } from "./worktree-admin.ts";
+import { dirname } from "node:path";
 import type { RecoveredWorktree } from "./worktree-recovery.ts";
+import type { PooledWorktree } from "./worktree-pool.ts";
 
 function describeState(entry: CadreWorktreeEntry): string {
 	if (!entry.locked) return stateWord(entry);
@@ -35,6 +37,16 @@ function stateWord(entry: CadreWorktreeEntry): string {
 	}
 }
 
+/** One line about the worktree pool, or null when it has nothing. */
+function poolLine(pool: PooledWorktree[]): string | null {
+	if (pool.length === 0) return null;
+	const count = (state: PooledWorktree["state"]) => pool.filter((p) => p.state === state).length;
+	const parts = [`${count("idle")} idle`];
+	if (count("busy") > 0) parts.push(`${count("busy")} being prepared or returned`);
+	if (count("interrupted") > 0) parts.push(`${count("interrupted")} left half-prepared by a pi that ended (clean removes them)`);
+	return `Pool: ${parts.join(", ")} in ${dirname(pool[0]?.path ?? "")}.`;
+}
+
 /** Aligned columns: ID, STATE, APPLIED, COMMIT, WORKTREE / SUBJECT. */
 export function renderListing(listing: WorktreeListing, tty: boolean): string {
 	if (listing.entries.length === 0) return `No cadre worktrees or branches in ${listing.repoRoot}.\n`;
@@ -63,7 +75,8 @@ export function renderListing(listing: WorktreeListing, tty: boolean): string {
 		if (entry.uncommitted.length > 0) notes.push(`${entry.id}: not on the branch: ${entry.uncommitted.join(", ")}`);
 	}
 	const footer = `Current branch: ${listing.currentBranch ?? "(detached HEAD)"}. Apply with \`cadre worktrees apply ID\`; remove leftovers with \`cadre worktrees clean\`.`;
-	return `${[...lines, ...(notes.length ? ["", ...notes] : []), "", footer].join("\n")}\n`;
+	const pool = poolLine(listing.pool ?? []);
+	return `${[...lines, ...(notes.length ? ["", ...notes] : []), ...(pool ? ["", pool] : []), "", footer].join("\n")}\n`;
 }
 
 export function renderApply(applied: ApplyResult): string {
@@ -110,6 +123,8 @@ export function renderClean(cleaned: CleanResult): string {
 	for (const k of cleaned.kept) lines.push(`kept     ${k.id}  ${k.path}  (${k.reason})`);
 	for (const b of cleaned.deletedBranches) lines.push(`deleted  ${b}  (${cleaned.emptyBranches.includes(b) ? "it held no work" : "already applied"})`);
 	for (const b of cleaned.unappliedBranches) lines.push(`branch   ${b}  not applied yet: apply it, or delete it with git branch -D ${b}`);
+	for (const path of cleaned.pool?.removed ?? []) lines.push(`removed  pool  ${path}  (pooled, idle)`);
+	for (const k of cleaned.pool?.kept ?? []) lines.push(`kept     pool  ${k.path}  (${k.reason})`);
 	if (lines.length === 0) lines.push("Nothing to clean.");
 	return `${lines.join("\n")}\n`;
 }

@@ -23,7 +23,10 @@ import {
 } from "./escape-check.ts";
 import { GitMissingError, type GitResult, firstLine, readHead, readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
 import type { Owner } from "../runtime/owner.ts";
+import { commitUncommitted } from "./uncommitted.ts";
 import { lockHolder, ownerLockReason, takeOverLock, worktreeAdminDir } from "./worktree-lock.ts";
+import { claimSlot, countInUse, handOut, notReusable, poolSize, refillPool, returnToPool, whilePreparing } from "./worktree-pool.ts";
+import { readSetupState, type SetupReport, type SetupState, setUpWorktree, setupChanges, wantsSetup, watchedEntries } from "./worktree-setup.ts";
 
 /** Why isolation could not be set up. */
 export type WorktreeFailureCode =
@@ -33,7 +36,8 @@ export type WorktreeFailureCode =
 	| "bad-run-id"
 	| "cwd-outside-repository"
 	| "base-dir-inside-repository"
-	| "creation-failed";
+	| "creation-failed"
+	| "setup-failed";
 
 /** A typed failure the run turns into a refusal (or into the shared fallback when allowed). */
 export interface WorktreeFailure {
@@ -69,10 +73,28 @@ export interface WorktreeHandle {
 	notices: string[];
 	/** The parent's fingerprint before the run, for the escape check. */
 	before: Fingerprint;
+	/** Whether the worktree came from the pool (ADR 0085). */
+	pooled: boolean;
+	/** Where it goes back to when the run finishes with nothing left in it, or null (no pool). */
+	pool: { repoDir: string; size: number } | null;
+	/** What `worktree.include` and `worktree.setup` left in it, or null (no setup). */
+	setup: SetupState | null;
+	/** What setting it up did, for the result, or null. */
+	setupReport: SetupReport | null;
+	/**
+	 * The parent's uncommitted changes the worktree started from (`copy_uncommitted`, ADR 0087): the
+	 * base commit holding them (`base` is that commit) and the paths; null when none were copied.
+	 */
+	copiedUncommitted: { commit: string; onto: string; paths: string[] } | null;
 }
 
-/** What finishing a worktree needs of its handle (recovery builds one from git's records alone). */
-export type FinishTarget = Omit<WorktreeHandle, "cwd" | "parentDirty" | "before">;
+/**
+ * What finishing a worktree needs of its handle (recovery builds one from git's records alone). Without
+ * `setup`, the setup state recorded in the worktree's git directory counts; without `pool`, a worktree
+ * with nothing left in it is removed.
+ */
+export type FinishTarget = Omit<WorktreeHandle, "cwd" | "parentDirty" | "before" | "pooled" | "pool" | "setup" | "setupReport" | "copiedUncommitted"> &
+	Partial<Pick<WorktreeHandle, "pool" | "setup">>;
 
 /** The outcome of preparing isolation for a spawn. */
 export type IsolationOutcome =
@@ -101,6 +123,8 @@ export interface CreateWorktreeOptions {
 	settings: Settings["worktree"];
 	/** Home directory for `~/` in `baseDir` (default: `os.homedir()`). */
 	homeDir?: string;
+	/** Start from HEAD plus the parent's uncommitted changes (the run's effective `copy_uncommitted`, ADR 0087). */
+	copyUncommitted?: boolean;
 }
 
 /** What the run reports when it ends; the commit message names type and description. */
@@ -149,8 +173,10 @@ export interface WorktreeFinishReport {
 	kept: boolean;
 	/** Why it was kept, in plain words, or null. */
 	keptBecause: string | null;
-	/** Ignored files and directories the child left (never committed, so the worktree is kept). */
+	/** Ignored files and directories the child left (never committed, so the worktree is kept); the setup's own are not listed. */
 	ignoredFiles: string[];
+	/** Files `worktree.include` or `worktree.setup` made that the child changed, created below them or removed (kept too). */
+	changedSetupFiles: string[];
 	/** Nested git repositories the child created (not committed, so the worktree is kept). */
 	nestedRepositories: string[];
 	/**
@@ -158,6 +184,8 @@ export interface WorktreeFinishReport {
 	 * branch does not contain (the worktree is then kept), or null.
 	 */
 	offBranch: string | null;
+	/** Whether the worktree went back to the pool instead of being removed. */
+	pooled: boolean;
 	/** Something that went wrong (the worktree is then kept), or null. */
 	error: string | null;
 	/** One paragraph for the result, in plain words. */
@@ -340,7 +368,7 @@ export async function createWorktree(options: CreateWorktreeOptions): Promise<Is
 			options,
 		);
 	}
-	return addWorktree(facts, options, { path, rel, head, parentBranch: branch, newBranch: true, startPoint: head });
+	return addWorktree(facts, options, { path, rel, head, parentBranch: branch, newBranch: true, startPoint: head, repoDir });
 }
 
 interface AddPlan {
@@ -352,67 +380,178 @@ interface AddPlan {
 	/** `-b cadre/<id>` at `startPoint` when true; check out the existing branch when false. */
 	newBranch: boolean;
 	startPoint: string;
+	/** The repository's worktree folder (`<baseDir>/<repo>-<hash>`), where the pool lives. */
+	repoDir: string;
 }
 
+/** A worktree made for a run (new, or handed out by the pool), not yet set up. */
+type Made =
+	| { ok: true; pooled: boolean; start: string; copied: { commit: string; onto: string } | null }
+	| { ok: false; failure: WorktreeFailure; fallback: boolean };
+
+/**
+ * Makes the run's worktree, sets it up and builds its handle. The parent's `git status` (its
+ * uncommitted changes and the escape check's "before") runs alongside making the worktree.
+ */
 async function addWorktree(facts: RepoFacts, options: CreateWorktreeOptions, plan: AddPlan): Promise<IsolationOutcome> {
-	const branchName = `cadre/${options.runId}`;
-	// Locked while the run lasts, so `cadre worktrees clean` (or git's prune) never removes it from
-	// under a running child; `finishWorktree` unlocks it. The reason names this process, so a lock
-	// its crashed owner left behind is told from a live one (ADR 0065).
-	const target = plan.newBranch ? ["-b", branchName, plan.path, plan.startPoint] : [plan.path, branchName];
-	let added: GitResult;
-	let status: GitResult;
-	try {
-		mkdirSync(dirname(plan.path), { recursive: true });
-		[added, status] = await Promise.all([
-			runGit(["worktree", "add", "--quiet", "--lock", "--reason", ownerLockReason(), ...target], { cwd: facts.root }),
-			runGit(FINGERPRINT_STATUS_ARGS, { cwd: facts.root }),
-		]);
-		// git < 2.33 has no `add --reason`: a lock without an owner (in use until finished, as before)
-		if (added.code === 129 && /reason/.test(added.stderr)) {
-			added = await runGit(["worktree", "add", "--quiet", "--lock", ...target], { cwd: facts.root });
+	const size = poolSize(options.settings);
+	const outcome = await whilePreparing(async () => {
+		const [made, status] = await Promise.all([makeWorktree(facts, options, plan, size), runGit(FINGERPRINT_STATUS_ARGS, { cwd: facts.root })]);
+		if (!made.ok) return made.fallback ? refuseOrFallback(made.failure, options) : ({ kind: "refused", failure: made.failure } as const);
+		let setup: SetupState | null = null;
+		let setupReport: SetupReport | null = null;
+		if (wantsSetup(options.settings)) {
+			const previous = made.pooled ? readSetupState(plan.path) : null;
+			const set = await setUpWorktree({ parentRoot: facts.root, worktreePath: plan.path, runId: options.runId, settings: options.settings, previous });
+			if (!set.ok) {
+				await discardWorktree(facts.root, plan, `cadre/${options.runId}`);
+				const output = set.output ? `\n${set.output}` : "";
+				return { kind: "refused", failure: fail("setup-failed", `${set.message}${output}`, "Fix worktree.setup or worktree.include in your settings, then retry.") } as const;
+			}
+			setup = set.state;
+			setupReport = set.report;
 		}
-	} catch (error) {
-		const message = (error as Error).message;
-		if (error instanceof GitMissingError) {
-			return refuseOrFallback(fail("git-missing", message, "Install git (or put it on PATH)."), options);
-		}
-		return refuseOrFallback(
-			fail("creation-failed", `Could not prepare ${plan.path}: ${message}`, "Check settings worktree.baseDir."),
-			options,
-		);
+		return { kind: "worktree", handle: handleOf(facts, options, plan, made, status, setup, setupReport, size) } as const;
+	});
+	if (outcome.kind === "worktree" && size > 0) {
+		countInUse(plan.repoDir, 1);
+		refillPool({ facts, repoDir: plan.repoDir, size, head: plan.head, include: (options.settings.include ?? []).filter((i) => i.mode === "copy") });
 	}
-	if (added.code !== 0) return refuseOrFallback(creationFailure(added, plan.path), options);
+	return outcome;
+}
+
+function handleOf(
+	facts: RepoFacts,
+	options: CreateWorktreeOptions,
+	plan: AddPlan,
+	made: Extract<Made, { ok: true }>,
+	status: GitResult,
+	setup: SetupState | null,
+	setupReport: SetupReport | null,
+	size: number,
+): WorktreeHandle {
+	const branchName = `cadre/${options.runId}`;
 	const parsed = parseStatus(status.code === 0 ? status.stdout : "");
 	const before = fingerprintFromStatus(facts.root, { ...parsed, head: parsed.head ?? plan.head });
-	const base = plan.newBranch ? plan.startPoint : (readRef(facts, `refs/heads/${branchName}`) ?? plan.startPoint);
+	if (setup) Object.assign(before.entries, watchedEntries(facts.root, setup));
+	const base = plan.newBranch ? made.start : (readRef(facts, `refs/heads/${branchName}`) ?? plan.startPoint);
 	const notices: string[] = [];
 	const dirty = dirtyPaths(parsed.entries);
-	const dirtyText = dirtyNotice(dirty, plan.head);
+	const dirtyText = made.copied ? copiedNotice(dirty, made.copied) : dirtyNotice(dirty, plan.head);
 	if (dirtyText) notices.push(dirtyText);
 	if (!plan.newBranch) notices.push(`Resumed in the worktree rebuilt from ${branchName} at ${base.slice(0, 12)}.`);
+	if (setupReport) notices.push(setupNotice(setupReport));
 	const cwd = join(plan.path, plan.rel);
 	if (!existsSync(cwd)) {
 		mkdirSync(cwd, { recursive: true });
 		notices.push(`The directory ${plan.rel} is not in the last commit; it was created empty in the worktree.`);
 	}
 	return {
-		kind: "worktree",
-		handle: {
-			runId: options.runId,
-			branch: branchName,
-			repoRoot: facts.root,
-			commonDir: facts.commonDir,
-			worktreePath: plan.path,
-			cwd,
-			base,
-			parentBranch: plan.parentBranch,
-			createdBranch: plan.newBranch,
-			parentDirty: dirty,
-			notices,
-			before,
-		},
+		runId: options.runId,
+		branch: branchName,
+		repoRoot: facts.root,
+		commonDir: facts.commonDir,
+		worktreePath: plan.path,
+		cwd,
+		base,
+		parentBranch: plan.parentBranch,
+		createdBranch: plan.newBranch,
+		parentDirty: dirty,
+		notices,
+		before,
+		pooled: made.pooled,
+		pool: size > 0 ? { repoDir: plan.repoDir, size } : null,
+		setup,
+		setupReport,
+		copiedUncommitted: made.copied ? { ...made.copied, paths: dirty } : null,
 	};
+}
+
+/**
+ * The run's worktree at `plan.path`, locked as this process: handed out by the pool when it has an
+ * idle one, else made with `git worktree add`. With `copyUncommitted`, it starts from a base commit
+ * holding the parent's uncommitted changes.
+ */
+async function makeWorktree(facts: RepoFacts, options: CreateWorktreeOptions, plan: AddPlan, size: number): Promise<Made> {
+	const branchName = `cadre/${options.runId}`;
+	let start = plan.startPoint;
+	let copied: { commit: string; onto: string } | null = null;
+	try {
+		if (options.copyUncommitted && plan.newBranch) {
+			const env = await commitIdentityEnv(facts.root);
+			start = await commitUncommitted({ root: facts.root, gitDir: facts.gitDir, head: plan.head, runId: options.runId, env });
+			if (start !== plan.head) copied = { commit: start, onto: plan.head };
+		}
+		mkdirSync(dirname(plan.path), { recursive: true });
+	} catch (error) {
+		if (error instanceof GitMissingError) return { ok: false, failure: fail("git-missing", error.message, "Install git (or put it on PATH)."), fallback: true };
+		const why = `Could not prepare ${plan.path}: ${(error as Error).message}`;
+		return { ok: false, failure: fail("creation-failed", why, "Check settings worktree.baseDir, and that git works in this repository."), fallback: true };
+	}
+	const slot = size > 0 ? claimSlot(plan.repoDir) : null;
+	if (slot) {
+		const keep = (options.settings.include ?? []).map((i) => i.path);
+		const handed = await handOut(slot, { root: facts.root, path: plan.path, branch: branchName, newBranch: plan.newBranch, startPoint: start, keep });
+		if (handed.ok) return { ok: true, pooled: true, start, copied };
+		// the pooled worktree is gone (removed by handOut): make a new one
+	}
+	const added = await gitWorktreeAdd(facts, plan, branchName, start);
+	if ("failure" in added) return { ok: false, failure: added.failure, fallback: true };
+	return { ok: true, pooled: false, start, copied };
+}
+
+/** `git worktree add --lock`, locked in this process's name (ADR 0065). */
+async function gitWorktreeAdd(facts: RepoFacts, plan: AddPlan, branchName: string, start: string): Promise<{ ok: true } | { failure: WorktreeFailure }> {
+	// Locked while the run lasts, so `cadre worktrees clean` (or git's prune) never removes it from
+	// under a running child; `finishWorktree` unlocks it. The reason names this process, so a lock
+	// its crashed owner left behind is told from a live one (ADR 0065).
+	const target = plan.newBranch ? ["-b", branchName, plan.path, start] : [plan.path, branchName];
+	try {
+		let added = await runGit(["worktree", "add", "--quiet", "--lock", "--reason", ownerLockReason(), ...target], { cwd: facts.root });
+		// git < 2.33 has no `add --reason`: a lock without an owner (in use until finished, as before)
+		if (added.code === 129 && /reason/.test(added.stderr)) {
+			added = await runGit(["worktree", "add", "--quiet", "--lock", ...target], { cwd: facts.root });
+		}
+		return added.code === 0 ? { ok: true } : { failure: creationFailure(added, plan.path) };
+	} catch (error) {
+		return { failure: fail("git-missing", (error as Error).message, "Install git (or put it on PATH).") };
+	}
+}
+
+/** The pool a reused worktree goes back to, counted as in use until it finishes; null without a pool. */
+function usePool(repoDir: string, size: number): WorktreeHandle["pool"] {
+	if (size <= 0) return null;
+	countInUse(repoDir, 1);
+	return { repoDir, size };
+}
+
+/** Removes a worktree whose setup failed, and the branch made for it: the spawn leaves nothing behind. */
+async function discardWorktree(root: string, plan: AddPlan, branchName: string): Promise<void> {
+	await runGit(["worktree", "remove", "--force", "--force", plan.path], { cwd: root });
+	if (plan.newBranch) await runGit(["branch", "-D", branchName], { cwd: root });
+	removeIfEmpty(dirname(plan.path));
+}
+
+function copiedNotice(dirty: string[], copied: { commit: string; onto: string }): string {
+	const shown = dirty.slice(0, 10).join(", ");
+	const more = dirty.length > 10 ? ` and ${dirty.length - 10} more` : "";
+	return (
+		`The parent's ${plural(dirty.length, "uncommitted change")} (${shown}${more}) were copied into the worktree: it starts from ` +
+		`${copied.commit.slice(0, 12)}, a commit of them on top of ${copied.onto.slice(0, 12)}; the branch's work starts there, and ` +
+		"applying it never applies them again."
+	);
+}
+
+function setupNotice(report: SetupReport): string {
+	const parts = report.include.map((i) => {
+		if (i.skipped) return `${i.path} skipped (${i.skipped})`;
+		if (!i.present) return `${i.path} not in the parent, nothing to bring`;
+		if (i.method === "symlink") return `${i.path} symlinked to the parent's copy — a write there changes the parent's files`;
+		const how = i.method === null ? "up to date" : i.method === "reflink" ? "copied copy-on-write" : "copied";
+		return `${i.path} ${how} (${i.copied} copied, ${i.unchanged} unchanged${i.removed ? `, ${i.removed} removed` : ""})`;
+	});
+	if (report.command) parts.push(`\`${report.command.command}\` ran (${Math.round(report.command.ms)} ms)`);
+	return `Worktree setup: ${parts.join("; ")}.`;
 }
 
 /**
@@ -448,6 +587,7 @@ export async function reopenWorktree(options: ReopenWorktreeOptions): Promise<Is
 	const rel = relativeCwd(facts.root, options.parentCwd, options.requestCwd);
 	if (typeof rel !== "string") return refuseOrFallback(rel, options);
 	const { head, branch } = readHead(facts);
+	const repoDir = worktreeRepoDir(facts.root, options.agentDir, options.settings.baseDir, options.homeDir);
 	const list = await worktreeRecords(facts.root);
 	const record = list.find((w) => w.branch === `refs/heads/${branchName}`);
 	if (record && existsSync(join(record.path, ".git"))) {
@@ -474,6 +614,11 @@ export async function reopenWorktree(options: ReopenWorktreeOptions): Promise<Is
 				parentDirty: dirty,
 				notices,
 				before: fingerprintFromStatus(facts.root, parsed),
+				pooled: false,
+				pool: usePool(repoDir, poolSize(options.settings)),
+				setup: readSetupState(record.path),
+				setupReport: null,
+				copiedUncommitted: null,
 			},
 		};
 	}
@@ -482,9 +627,7 @@ export async function reopenWorktree(options: ReopenWorktreeOptions): Promise<Is
 		await runGit(["worktree", "unlock", record.path], { cwd: facts.root });
 		await runGit(["worktree", "prune"], { cwd: facts.root });
 	}
-	const path =
-		options.previous?.worktreePath ??
-		join(worktreeRepoDir(facts.root, options.agentDir, options.settings.baseDir, options.homeDir), options.runId);
+	const path = options.previous?.worktreePath ?? join(repoDir, options.runId);
 	return addWorktree(facts, options, {
 		path,
 		rel,
@@ -492,6 +635,7 @@ export async function reopenWorktree(options: ReopenWorktreeOptions): Promise<Is
 		parentBranch: branch,
 		newBranch: false,
 		startPoint: tip,
+		repoDir,
 	});
 }
 
@@ -654,8 +798,9 @@ export function commitMessage(handle: FinishTarget, info: FinishInfo): string {
 /**
  * Ends a run's isolation, whatever its terminal state: commits tracked and untracked changes to
  * `cadre/<run-id>` (`--no-verify`, unsigned), reports branch, commit and diff stat, and removes the
- * worktree only when nothing in it needs keeping (no changes, no ignored files, no nested
- * repositories). On any error the worktree is kept. Never throws.
+ * worktree — or returns it to the pool — only when nothing in it needs keeping (no changes, no
+ * ignored files but the setup's untouched ones, no nested repositories). The worktree stays locked
+ * until then. On any error the worktree is kept. Never throws.
  */
 export async function finishWorktree(handle: FinishTarget, info: FinishInfo): Promise<WorktreeFinishReport> {
 	const report: WorktreeFinishReport = {
@@ -669,8 +814,10 @@ export async function finishWorktree(handle: FinishTarget, info: FinishInfo): Pr
 		kept: true,
 		keptBecause: null,
 		ignoredFiles: [],
+		changedSetupFiles: [],
 		nestedRepositories: [],
 		offBranch: null,
+		pooled: false,
 		error: null,
 		summary: "",
 	};
@@ -691,28 +838,15 @@ export async function finishWorktree(handle: FinishTarget, info: FinishInfo): Pr
 			report.summary = summarize(handle, report);
 			return report;
 		}
-		// the run is over: unlock (fails harmlessly when it is not locked)
-		const [status] = await Promise.all([
-			runGit([...FINGERPRINT_STATUS_ARGS, "--ignored=matching"], { cwd: wt }),
-			runGit(["worktree", "unlock", wt], { cwd: handle.repoRoot }),
-		]);
+		const status = await runGit([...FINGERPRINT_STATUS_ARGS, "--ignored=matching"], { cwd: wt });
 		if (status.code !== 0) throw new Error(`git status failed in ${wt}: ${firstLine(status.stderr)}`);
 		const parsed = parseStatus(status.stdout);
-		report.ignoredFiles = parsed.entries.filter((e) => e.kind === "!").map((e) => e.path);
+		const setup = handle.setup === undefined ? readSetupState(wt) : handle.setup;
+		const ignored = setupChanges(wt, setup, parsed.entries.filter((e) => e.kind === "!").map((e) => e.path));
+		report.ignoredFiles = ignored.other;
+		report.changedSetupFiles = ignored.changed;
 		report.nestedRepositories = parsed.entries.filter((e) => e.kind === "?" && e.path.endsWith("/")).map((e) => e.path);
-		const uncommitted = parsed.entries.filter((e) => e.kind !== "!" && !(e.kind === "?" && e.path.endsWith("/")));
-		if (uncommitted.length > 0) {
-			const exclude = report.nestedRepositories.map((p) => `:(exclude,top)${p.replace(/\/$/, "")}`);
-			const add = await runGit(["add", "-A", "--", ":(top)", ...exclude], { cwd: wt });
-			if (add.code !== 0) throw new Error(`git add failed: ${firstLine(add.stderr)}`);
-			const env = await commitIdentityEnv(wt);
-			const commit = await runGit(
-				[...COMMIT_CONFIG, "commit", "--quiet", "--no-verify", "--no-gpg-sign", "-m", commitMessage(handle, info)],
-				{ cwd: wt, env },
-			);
-			if (commit.code !== 0) throw new Error(`git commit failed: ${firstLine(commit.stderr) || firstLine(commit.stdout)}`);
-			report.committed = true;
-		}
+		await commitLeftovers(handle, info, parsed.entries, report);
 		const current = worktreeHead(wt, handle.commonDir);
 		const tip = current?.head ?? parsed.head;
 		if (tip && current?.ref !== `refs/heads/${handle.branch}`) report.offBranch = await bringBranchTo(handle, wt, tip, current?.ref ?? null);
@@ -721,35 +855,78 @@ export async function finishWorktree(handle: FinishTarget, info: FinishInfo): Pr
 			report.commit = tip;
 			report.diffStat = await diffStat(wt, handle.base, tip);
 		}
-		const reasons: string[] = [];
-		if (report.offBranch) reasons.push(report.offBranch);
-		if (report.ignoredFiles.length > 0) {
-			reasons.push(`the child left ${plural(report.ignoredFiles.length, "ignored file")} git does not commit`);
-		}
-		if (report.nestedRepositories.length > 0) {
-			const n = report.nestedRepositories.length;
-			reasons.push(`the child created ${n} nested git ${n === 1 ? "repository" : "repositories"}`);
-		}
-		if (reasons.length > 0) {
-			const listed = [...report.ignoredFiles, ...report.nestedRepositories];
-			report.keptBecause = `${reasons.join(" and ")}${listed.length > 0 ? `: ${listed.join(", ")}` : ""}`;
-		} else {
-			const removed = await runGit(["worktree", "remove", wt], { cwd: handle.repoRoot });
-			if (removed.code !== 0) throw new Error(`git worktree remove failed: ${firstLine(removed.stderr)}`);
-			report.kept = false;
-			removeIfEmpty(dirname(wt));
-			if (!report.changed && handle.createdBranch) {
-				await runGit(["branch", "-D", handle.branch], { cwd: handle.repoRoot });
-				report.branch = null;
-			}
-		}
+		report.keptBecause = keepReasons(report);
+		if (report.keptBecause === null) await release(handle, setup, report);
 	} catch (error) {
 		report.error = (error as Error).message;
 		report.kept = existsSync(wt);
 		if (report.kept) report.keptBecause = "finishing failed; nothing was deleted";
+	} finally {
+		// a kept worktree is the user's now (unlock fails harmlessly when it is not locked, or gone)
+		if (report.kept) await runGit(["worktree", "unlock", wt], { cwd: handle.repoRoot });
+		if (handle.pool) countInUse(handle.pool.repoDir, -1);
 	}
 	report.summary = summarize(handle, report);
 	return report;
+}
+
+/** Commits every tracked and untracked change the child left (nested repositories excluded). */
+async function commitLeftovers(handle: FinishTarget, info: FinishInfo, entries: StatusEntry[], report: WorktreeFinishReport): Promise<void> {
+	const uncommitted = entries.filter((e) => e.kind !== "!" && !(e.kind === "?" && e.path.endsWith("/")));
+	if (uncommitted.length === 0) return;
+	const wt = handle.worktreePath;
+	const exclude = report.nestedRepositories.map((p) => `:(exclude,top)${p.replace(/\/$/, "")}`);
+	const add = await runGit(["add", "-A", "--", ":(top)", ...exclude], { cwd: wt });
+	if (add.code !== 0) throw new Error(`git add failed: ${firstLine(add.stderr)}`);
+	const env = await commitIdentityEnv(wt);
+	const commit = await runGit([...COMMIT_CONFIG, "commit", "--quiet", "--no-verify", "--no-gpg-sign", "-m", commitMessage(handle, info)], {
+		cwd: wt,
+		env,
+	});
+	if (commit.code !== 0) throw new Error(`git commit failed: ${firstLine(commit.stderr) || firstLine(commit.stdout)}`);
+	report.committed = true;
+}
+
+/** Why the worktree must be kept, in plain words, or null when nothing in it needs keeping. */
+function keepReasons(report: WorktreeFinishReport): string | null {
+	const reasons: string[] = [];
+	if (report.offBranch) reasons.push(report.offBranch);
+	if (report.ignoredFiles.length > 0) {
+		reasons.push(`the child left ${plural(report.ignoredFiles.length, "ignored file")} git does not commit`);
+	}
+	if (report.changedSetupFiles.length > 0) {
+		reasons.push(`the child changed ${plural(report.changedSetupFiles.length, "file")} that worktree setup made, which git does not commit`);
+	}
+	if (report.nestedRepositories.length > 0) {
+		const n = report.nestedRepositories.length;
+		reasons.push(`the child created ${n} nested git ${n === 1 ? "repository" : "repositories"}`);
+	}
+	if (reasons.length === 0) return null;
+	const listed = [...report.ignoredFiles, ...report.changedSetupFiles.slice(0, 20), ...report.nestedRepositories];
+	return `${reasons.join(" and ")}${listed.length > 0 ? `: ${listed.join(", ")}` : ""}`;
+}
+
+/**
+ * Lets go of a worktree that holds nothing left to keep: back into the pool when it came from one
+ * (or the pool has room) and can serve another run, else unlocked and removed. An unchanged branch
+ * this run created goes with it.
+ */
+async function release(handle: FinishTarget, setup: SetupState | null, report: WorktreeFinishReport): Promise<void> {
+	const wt = handle.worktreePath;
+	const pool = handle.pool ?? null;
+	const returned = pool && (await notReusable(wt)) === null ? await returnToPool(wt, { root: handle.repoRoot, ...pool, setup }) : "full";
+	report.pooled = returned === "pooled";
+	if (returned === "full") {
+		await runGit(["worktree", "unlock", wt], { cwd: handle.repoRoot });
+		const removed = await runGit(["worktree", "remove", wt], { cwd: handle.repoRoot });
+		if (removed.code !== 0) throw new Error(`git worktree remove failed: ${firstLine(removed.stderr)}`);
+		removeIfEmpty(dirname(wt));
+	}
+	report.kept = false;
+	if (!report.changed && handle.createdBranch) {
+		await runGit(["branch", "-D", handle.branch], { cwd: handle.repoRoot });
+		report.branch = null;
+	}
 }
 
 function removeIfEmpty(dir: string): void {
@@ -780,7 +957,7 @@ function summarize(handle: FinishTarget, report: WorktreeFinishReport): string {
 	if (report.kept) {
 		parts.push(`The worktree ${report.worktreePath} was kept${report.keptBecause ? ` because ${report.keptBecause}` : ""}.`);
 	} else {
-		parts.push("Its worktree was removed.");
+		parts.push(report.pooled ? "Its worktree went back to the pool for the next isolated child." : "Its worktree was removed.");
 	}
 	if (report.error) parts.push(`Problem: ${report.error}`);
 	for (const notice of handle.notices) parts.push(notice);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createWorktree } from "../../../src/isolation/worktree.ts";
 
 const [root, agentDir, runId, file, text] = process.argv.slice(2) as [string, string, string, string, string];
-const outcome = await createWorktree({ runId, parentCwd: root, agentDir, settings: { baseDir: null, allowSharedFallback: false } });
+const outcome = await createWorktree({ runId, parentCwd: root, agentDir, settings: { baseDir: null, allowSharedFallback: false, pool: { size: 0 } } });
 if (outcome.kind !== "worktree") {
 	process.stderr.write(`${JSON.stringify(outcome)}\n`);
 	process.exit(1);

@@ -69,5 +69,10 @@ export function writeAt(path: string, text: string): void {
 	writeFileSync(path, text);
 }
 
-export const noFallback: Settings["worktree"] = { baseDir: null, allowSharedFallback: false };
-export const withFallback: Settings["worktree"] = { baseDir: null, allowSharedFallback: true };
+/** No shared fallback, no pool: every worktree is made with `git worktree add` and removed at the end. */
+export const noFallback: Settings["worktree"] = { baseDir: null, allowSharedFallback: false, pool: { size: 0 } };
+export const withFallback: Settings["worktree"] = { baseDir: null, allowSharedFallback: true, pool: { size: 0 } };
+/** A pool of `size` prepared worktrees (the default settings have one too, ADR 0085). */
+export function pooled(size = 2, extra: Partial<Settings["worktree"]> = {}): Settings["worktree"] {
+	return { baseDir: null, allowSharedFallback: false, pool: { size }, ...extra };
+}
