@@ -66,15 +66,27 @@ export async function commitUncommitted(options: UncommittedOptions): Promise<st
 	}
 }
 
-/** The parent's HEAD a base commit was made on, when `commit` is such a base commit (its message has the trailer); else null. */
-export async function uncommittedBaseParent(root: string, commit: string): Promise<string | null> {
-	const result = await runGit(["cat-file", "commit", commit], { cwd: root });
-	if (result.code !== 0) return null;
-	const at = result.stdout.indexOf("\n\n");
-	const header = at < 0 ? result.stdout : result.stdout.slice(0, at);
-	const body = at < 0 ? "" : result.stdout.slice(at + 2);
-	if (!new RegExp(`^${UNCOMMITTED_TRAILER}: `, "m").test(body)) return null;
-	return /^parent ([0-9a-f]+)$/m.exec(header)?.[1] ?? null;
+/**
+ * The base commit of run `id`'s uncommitted changes on its branch (between `head` and `tip`, so not
+ * one HEAD already holds), found by its trailer; null when the branch has none. One subprocess.
+ */
+export async function uncommittedBaseOf(root: string, id: string, head: string, tip: string): Promise<string | null> {
+	const pattern = `^${UNCOMMITTED_TRAILER}: ${id.replace(/[.]/g, "\\.")}$`;
+	const found = await runGit(["log", "--format=%H", "-n", "1", `--grep=${pattern}`, tip, `^${head}`, "--"], { cwd: root });
+	return found.code === 0 && found.stdout.trim() !== "" ? found.stdout.trim() : null;
+}
+
+/** Which of `commits` are base commits of uncommitted changes (one subprocess). */
+export async function uncommittedBases(root: string, commits: string[]): Promise<Set<string>> {
+	if (commits.length === 0) return new Set();
+	const format = `--format=%H%x00%(trailers:key=${UNCOMMITTED_TRAILER},valueonly,separator=%x2C)%x01`;
+	const listed = await runGit(["log", "--no-walk=unsorted", format, ...commits, "--"], { cwd: root });
+	const bases = new Set<string>();
+	for (const record of listed.code === 0 ? listed.stdout.split("\x01") : []) {
+		const [commit = "", trailer = ""] = record.trim().split("\0");
+		if (trailer.trim() !== "") bases.add(commit);
+	}
+	return bases;
 }
 
 /**

@@ -19,6 +19,7 @@ import {
 	type WorktreeRecord,
 	worktreeRecords,
 } from "./worktree.ts";
+import { mergeWorkOnto, uncommittedBaseOf, uncommittedBases } from "./uncommitted.ts";
 import { lockHolder } from "./worktree-lock.ts";
 import { isPoolPath, type PoolCleanResult, type PooledWorktree, pooledWorktrees, removePooled } from "./worktree-pool.ts";
 import { type RecoveredWorktree, recoverInterrupted } from "./worktree-recovery.ts";
@@ -47,8 +48,13 @@ export interface CadreWorktreeEntry {
 	base: string | null;
 	/** Whether the branch holds work: commits beyond its base (true when the base is unknown). */
 	hasWork: boolean;
-	/** Whether the branch holds work and that work is contained in the parent's HEAD. */
+	/**
+	 * Whether the branch holds work and that work is in the parent's HEAD: merged, or — for a branch
+	 * started from the parent's uncommitted changes — applying it would change nothing.
+	 */
 	applied: boolean;
+	/** Whether the branch starts at a base commit of the parent's uncommitted changes (`copy_uncommitted`, ADR 0087). */
+	fromUncommitted: boolean;
 	/** The worktree directory when git still records one for this branch, else null. */
 	worktreePath: string | null;
 	/** Whether that directory exists (false: git's record is stale and `clean` prunes it). */
@@ -118,6 +124,7 @@ export async function listCadreWorktrees(cwd: string): Promise<WorktreeListing |
 				base: null,
 				hasWork: false,
 				applied: false,
+				fromUncommitted: false,
 				worktreePath: null,
 				worktreeExists: false,
 				locked: false,
@@ -138,6 +145,7 @@ export async function listCadreWorktrees(cwd: string): Promise<WorktreeListing |
 		const hasWork = base === null || base !== commit;
 		Object.assign(entry(id), { branch: `cadre/${id}`, commit, date, subject, base, hasWork, applied: hasWork && mergedIds.has(id) });
 	}
+	if (head) await markAppliedWork(root, head, [...byId.values()]);
 	const kept: [CadreWorktreeEntry, WorktreeRecord][] = [];
 	for (const record of records) {
 		if (!record.branch?.startsWith("refs/heads/cadre/")) continue;
@@ -167,6 +175,26 @@ export async function listCadreWorktrees(cwd: string): Promise<WorktreeListing |
 	}
 	const entries = [...byId.values()].sort((a, b) => (a.date ?? "").localeCompare(b.date ?? "") || a.id.localeCompare(b.id));
 	return { ok: true, repoRoot: root, currentBranch, entries, pool: pooledWorktrees(records) };
+}
+
+/**
+ * Marks the branches that start from a base commit of the parent's uncommitted changes, and calls
+ * one applied when its work (after that commit) is in HEAD: merging it onto HEAD changes nothing.
+ */
+async function markAppliedWork(root: string, head: string, entries: CadreWorktreeEntry[]): Promise<void> {
+	const withBase = entries.filter((e) => e.base !== null && e.commit !== null);
+	const snapshots = await uncommittedBases(root, [...new Set(withBase.map((e) => e.base as string))]);
+	const pending = withBase.filter((e) => snapshots.has(e.base as string));
+	if (pending.length === 0) return;
+	const headTree = (await runGit(["rev-parse", `${head}^{tree}`], { cwd: root })).stdout.trim();
+	await Promise.all(
+		pending.map(async (e) => {
+			e.fromUncommitted = true;
+			if (!e.hasWork || e.applied) return;
+			const merged = await mergeWorkOnto(root, head, e.base as string, e.commit as string);
+			e.applied = merged !== null && merged.conflicts.length === 0 && merged.tree === headTree;
+		}),
+	);
 }
 
 /** What applying a branch did. */
@@ -285,9 +313,14 @@ export async function applyCadreWorktree(options: ApplyOptions): Promise<ApplyRe
 			commit: head,
 		});
 	}
+	// a run started from the parent's uncommitted changes: its work is what follows their base commit
+	const base = await uncommittedBaseOf(root, options.id, head, tip);
+	if (base === tip) {
+		return result("already-applied", `${branch} holds no work beyond the uncommitted changes it started from; nothing to apply.`, { commit: head });
+	}
 	const [before, changedOnBranch] = await Promise.all([
 		takeFingerprint(root, { content: true }),
-		runGit(["diff", "--name-only", "-z", "--no-renames", `${head}...${tip}`], { cwd: root }),
+		runGit(["diff", "--name-only", "-z", "--no-renames", ...(base ? [base, tip] : [`${head}...${tip}`])], { cwd: root }),
 	]);
 	const staged = Object.entries(before.entries)
 		.filter(([, state]) => state.startsWith("u ") || (state.startsWith("1 ") && state[2] !== "."))
@@ -327,27 +360,72 @@ export async function applyCadreWorktree(options: ApplyOptions): Promise<ApplyRe
 			},
 		);
 	}
-	if (options.preflight !== false) {
-		const check = await runGit(["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", head, tip], {
-			cwd: root,
-		});
-		if (check.code === 1) {
-			const paths = [...new Set(split(check.stdout).slice(1))];
-			return conflict(branch, current, paths, options.id);
-		}
+	const target: ApplyTarget = { facts, branch, current, id: options.id, head, tip, before };
+	return base ? applyWorkAfter(target, base) : mergeBranch(target, options.preflight !== false);
+}
+
+/** What both ways of applying need: the repository, the branch and where HEAD is, and the parent's state before. */
+interface ApplyTarget {
+	facts: RepoFacts;
+	branch: string;
+	current: string | null;
+	id: string;
+	head: string;
+	tip: string;
+	before: Fingerprint;
+}
+
+/** Merges the branch (a fast-forward when HEAD has not moved), after a conflict check that touches nothing. */
+async function mergeBranch(t: ApplyTarget, preflight: boolean): Promise<ApplyResult> {
+	const root = t.facts.root;
+	if (preflight) {
+		const check = await runGit(["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", t.head, t.tip], { cwd: root });
+		if (check.code === 1) return conflict(t.branch, t.current, [...new Set(split(check.stdout).slice(1))], t.id);
 		// code 0: a clean merge; anything else (an old git): let the merge itself find out
 	}
 	const env = await commitIdentityEnv(root);
-	const merge = await runGit(
-		["merge", "--no-edit", "-m", `Apply ${branch} (cadre sub-agent run ${options.id})`, tip],
-		{ cwd: root, env },
-	);
-	if (merge.code !== 0) return restoreAfterFailedMerge(root, facts.gitDir, before, branch, current, options.id, merge.stderr || merge.stdout);
-	const after = readHead(facts).head ?? head;
-	return result("applied", `Applied ${branch} to ${current ?? "HEAD"}.`, {
+	const merge = await runGit(["merge", "--no-edit", "-m", `Apply ${t.branch} (cadre sub-agent run ${t.id})`, t.tip], { cwd: root, env });
+	if (merge.code !== 0) return restoreAfterFailedMerge(root, t.facts.gitDir, t.before, t.branch, t.current, t.id, merge.stderr || merge.stdout);
+	const after = readHead(t.facts).head ?? t.head;
+	return result("applied", `Applied ${t.branch} to ${t.current ?? "HEAD"}.`, {
 		commit: after,
-		fastForward: after === tip,
-		diffStat: await diffStat(root, head, after),
+		fastForward: after === t.tip,
+		diffStat: await diffStat(root, t.head, after),
+	});
+}
+
+/**
+ * Applies the work of a branch that started from a base commit of the parent's uncommitted changes
+ * (ADR 0087): only what follows `base`, merged onto HEAD with `base` as the merge base, as one new
+ * commit on HEAD (`git merge --ff-only` to it, which keeps unrelated uncommitted changes). The base
+ * commit itself never reaches the parent's branch, so its changes are not applied a second time.
+ */
+async function applyWorkAfter(t: ApplyTarget, base: string): Promise<ApplyResult> {
+	const root = t.facts.root;
+	const merged = await mergeWorkOnto(root, t.head, base, t.tip);
+	if (!merged) {
+		return result("refused", `Applying ${t.branch} needs git 2.38 or newer (git merge-tree --write-tree).`, {
+			hint: `Update git, or apply the run's own commits by hand: git cherry-pick ${base.slice(0, 12)}..${t.branch}`,
+		});
+	}
+	if (merged.conflicts.length > 0) return conflict(t.branch, t.current, merged.conflicts, t.id);
+	const headTree = await runGit(["rev-parse", `${t.head}^{tree}`], { cwd: root });
+	if (headTree.stdout.trim() === merged.tree) {
+		return result("already-applied", `The work on ${t.branch} is already in ${t.current ?? "HEAD"}; nothing to apply.`, { commit: t.head });
+	}
+	const env = await commitIdentityEnv(root);
+	const message =
+		`Apply ${t.branch} (cadre sub-agent run ${t.id})\n\n` +
+		`The run's own work, ${base.slice(0, 12)}..${t.tip.slice(0, 12)}; the uncommitted changes it started from (${base.slice(0, 12)}) are not part of it.\n`;
+	const made = await runGit(["commit-tree", "--no-gpg-sign", merged.tree, "-p", t.head, "-m", message], { cwd: root, env });
+	if (made.code !== 0) return result("failed", `git commit-tree failed: ${firstLine(made.stderr)}. Your files are unchanged.`, { hint: "Fix what git reports, then apply again." });
+	const commit = made.stdout.trim();
+	const moved = await runGit(["merge", "--ff-only", "--no-edit", commit], { cwd: root, env });
+	if (moved.code !== 0) return restoreAfterFailedMerge(root, t.facts.gitDir, t.before, t.branch, t.current, t.id, moved.stderr || moved.stdout);
+	return result("applied", `Applied the work of ${t.branch} to ${t.current ?? "HEAD"} (not the uncommitted changes it started from).`, {
+		commit,
+		fastForward: false,
+		diffStat: await diffStat(root, t.head, commit),
 	});
 }
 
@@ -473,7 +551,8 @@ export async function cleanCadreWorktrees(cwd: string): Promise<CleanResult | Ad
 		}
 		if (!entry.branch || hasWorktree) continue;
 		if (entry.applied) {
-			const deleted = await runGit(["branch", "-d", entry.branch], { cwd: root });
+			// a branch applied from after its base commit is not merged, only its work is: -D after that check
+			const deleted = await runGit(["branch", entry.fromUncommitted ? "-D" : "-d", entry.branch], { cwd: root });
 			if (deleted.code === 0) outcome.deletedBranches.push(entry.branch);
 		} else if (!entry.hasWork) {
 			// still at the commit it was created from: deleting it loses nothing of a run

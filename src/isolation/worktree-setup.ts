@@ -101,6 +101,16 @@ export async function setUpWorktree(options: SetUpOptions): Promise<SetupOutcome
 	if (status.code !== 0) return { ok: false, message: `git status failed in ${worktreePath} after setup: ${status.stderr.trim()}`, output: "" };
 	const entries = parseStatus(status.stdout).entries;
 	const committable = entries.filter((e) => e.kind !== "!").map((e) => e.path);
+	const linked = (settings.include ?? []).filter((i) => i.mode === "symlink" && committable.includes(i.path)).map((i) => i.path);
+	if (linked.length > 0) {
+		return {
+			ok: false,
+			message:
+				`worktree.include symlinks ${linked.join(", ")}, but git does not ignore a symlink there (a .gitignore pattern that ends in / ` +
+				`matches directories only), so the child's commit would include it. Ignore ${linked.map((p) => `/${p}`).join(", ")} without the trailing slash, or copy it instead.`,
+			output: "",
+		};
+	}
 	if (committable.length > 0) {
 		const shown = committable.slice(0, 10).join(", ") + (committable.length > 10 ? ` and ${committable.length - 10} more` : "");
 		return {
