@@ -11,7 +11,7 @@
  * worktree) can tell the setup's files from what the child wrote.
  */
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { WorktreeSettings } from "../files/types.ts";
 import { parseStatus, watchedStates } from "./escape-check.ts";
@@ -59,10 +59,12 @@ export function readSetupState(worktreePath: string): SetupState | null {
 	}
 }
 
-/** Records a worktree's setup state in its administrative directory. */
-export function writeSetupState(worktreePath: string, state: SetupState): void {
+/** Records a worktree's setup state in its administrative directory (none: forgets it). */
+export function writeSetupState(worktreePath: string, state: SetupState | null): void {
 	const admin = worktreeAdminDir(worktreePath);
-	if (admin) writeFileSync(join(admin, STATE_FILE), JSON.stringify(state));
+	if (!admin) return;
+	if (state) writeFileSync(join(admin, STATE_FILE), JSON.stringify(state));
+	else rmSync(join(admin, STATE_FILE), { force: true });
 }
 
 /** Options of `setUpWorktree`. */

@@ -26,7 +26,16 @@ import type { Owner } from "../runtime/owner.ts";
 import { commitUncommitted } from "./uncommitted.ts";
 import { lockHolder, ownerLockReason, takeOverLock, worktreeAdminDir } from "./worktree-lock.ts";
 import { claimSlot, countInUse, handOut, notReusable, poolSize, refillPool, returnToPool, whilePreparing } from "./worktree-pool.ts";
-import { readSetupState, type SetupReport, type SetupState, setUpWorktree, setupChanges, wantsSetup, watchedEntries } from "./worktree-setup.ts";
+import {
+	readSetupState,
+	type SetupReport,
+	type SetupState,
+	setUpWorktree,
+	setupChanges,
+	wantsSetup,
+	watchedEntries,
+	writeSetupState,
+} from "./worktree-setup.ts";
 
 /** Why isolation could not be set up. */
 export type WorktreeFailureCode =
@@ -410,6 +419,9 @@ async function addWorktree(facts: RepoFacts, options: CreateWorktreeOptions, pla
 			}
 			setup = set.state;
 			setupReport = set.report;
+		} else if (made.pooled) {
+			// settings no longer ask for setup: what a pooled worktree recorded of an earlier one is gone with the clean
+			writeSetupState(plan.path, null);
 		}
 		return { kind: "worktree", handle: handleOf(facts, options, plan, made, status, setup, setupReport, size) } as const;
 	});
