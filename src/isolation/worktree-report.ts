@@ -3,10 +3,10 @@
  * the outcome of an apply, and what a clean removed or kept. Pure text over the results of
  * `worktree-admin.ts`, shared by `cadre worktrees` and pi's `/subagents worktrees`.
  */
-import type { ApplyResult, CadreWorktreeEntry, CleanResult, WorktreeListing } from "./worktree-admin.ts";
 import { dirname } from "node:path";
-import type { RecoveredWorktree } from "./worktree-recovery.ts";
+import type { ApplyResult, CadreWorktreeEntry, CleanResult, WorktreeListing } from "./worktree-admin.ts";
 import type { PooledWorktree } from "./worktree-pool.ts";
+import type { RecoveredWorktree } from "./worktree-recovery.ts";
 
 function describeState(entry: CadreWorktreeEntry): string {
 	if (!entry.locked) return stateWord(entry);
@@ -49,7 +49,8 @@ function poolLine(pool: PooledWorktree[]): string | null {
 
 /** Aligned columns: ID, STATE, APPLIED, COMMIT, WORKTREE / SUBJECT. */
 export function renderListing(listing: WorktreeListing, tty: boolean): string {
-	if (listing.entries.length === 0) return `No cadre worktrees or branches in ${listing.repoRoot}.\n`;
+	const pool = poolLine(listing.pool ?? []);
+	if (listing.entries.length === 0) return `No cadre worktrees or branches in ${listing.repoRoot}.\n${pool ? `${pool}\n` : ""}`;
 	const rows = [["ID", "STATE", "APPLIED", "COMMIT", "WORKTREE / SUBJECT"]];
 	for (const entry of listing.entries) {
 		rows.push([
@@ -75,7 +76,6 @@ export function renderListing(listing: WorktreeListing, tty: boolean): string {
 		if (entry.uncommitted.length > 0) notes.push(`${entry.id}: not on the branch: ${entry.uncommitted.join(", ")}`);
 	}
 	const footer = `Current branch: ${listing.currentBranch ?? "(detached HEAD)"}. Apply with \`cadre worktrees apply ID\`; remove leftovers with \`cadre worktrees clean\`.`;
-	const pool = poolLine(listing.pool ?? []);
 	return `${[...lines, ...(notes.length ? ["", ...notes] : []), ...(pool ? ["", pool] : []), "", footer].join("\n")}\n`;
 }
 

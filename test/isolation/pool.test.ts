@@ -13,7 +13,9 @@ import { createWorktree, finishWorktree, type WorktreeHandle, worktreeRepoDir } 
 import { cleanCadreWorktrees, listCadreWorktrees } from "../../src/isolation/worktree-admin.ts";
 import { poolSettled } from "../../src/isolation/worktree-pool.ts";
 import { recoverInterruptedWorktrees } from "../../src/isolation/worktree-recovery.ts";
+import { main } from "../../src/hosts/cli/main.ts";
 import { formatOwner } from "../../src/runtime/owner.ts";
+import { captured } from "./support/io.ts";
 import { commitAll, git, makeRepo, pooled, type TestRepo, writeAt } from "./support/repo.ts";
 
 beforeEach(() => clearGitFactsCache());
@@ -146,6 +148,9 @@ describe("the worktree pool", () => {
 		const listing = await listCadreWorktrees(repo.root);
 		if (!listing.ok) throw new Error(listing.message);
 		expect(listing.pool.map((p) => p.state).sort()).toEqual(["idle", "interrupted"]);
+		const io = captured(repo.root);
+		expect(await main(["worktrees", "list"], io)).toBe(0);
+		expect(io.stdout).toContain(`Pool: 1 idle, 1 left half-prepared by a pi that ended (clean removes them) in ${dirname(idle as string)}.`);
 
 		// session start removes the interrupted one and reports nothing (it held no run's work)
 		expect(await recoverInterruptedWorktrees(repo.root)).toEqual([]);

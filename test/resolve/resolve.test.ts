@@ -132,6 +132,23 @@ describe("layer order", () => {
 		expect(unlimited.config?.maxTurns).toBeNull();
 	});
 
+	it("resolves copyUncommitted request > settings worktree.copyUncommitted > false, and says when it has no worktree", () => {
+		const isolated = scout({ isolation: "worktree" });
+		const none = resolve(input({ type: "scout", loaded: loaded({ definitions: [isolated] }) }));
+		expect(none.trace.copyUncommitted).toMatchObject({ value: false, layer: "default", source: "default" });
+		const worktree = { baseDir: null, allowSharedFallback: false, copyUncommitted: { value: true, source: "settings:/agent/subagents.json:4" } };
+		const fromSettings = resolve(input({ type: "scout", loaded: loaded({ definitions: [isolated], settings: { worktree } }) }));
+		expect(fromSettings.trace.copyUncommitted).toMatchObject({ value: true, layer: "default", source: "settings:/agent/subagents.json:4" });
+		const fromRequest = resolve(input({ type: "scout", request: { copy_uncommitted: false }, loaded: loaded({ definitions: [isolated], settings: { worktree } }) }));
+		expect(fromRequest.config?.copyUncommitted).toBe(false);
+		expect(fromRequest.trace.copyUncommitted?.candidates).toEqual([expect.objectContaining({ layer: "default", value: true, outcome: "overridden" })]);
+		const bad = resolve(input({ type: "scout", request: { copy_uncommitted: "yes" }, loaded: loaded({ definitions: [isolated] }) }));
+		expect(bad.refused).toMatchObject({ code: "bad-request" });
+		const shared = resolve(input({ type: "scout", request: { copy_uncommitted: true }, loaded: loaded({ definitions: [scout()] }) }));
+		expect(shared.config?.copyUncommitted).toBe(true);
+		expect(shared.diagnostics.map((d) => d.code)).toContain("request-ignored");
+	});
+
 	it("reports a field nothing names as default with no candidates", () => {
 		const result = resolve(input({ type: "scout", loaded: loaded({ definitions: [scout()] }) }));
 		expect(result.config?.capabilityMode).toBeNull();
