@@ -86,6 +86,7 @@ describe("worktree report", () => {
 			subject: "cadre: explore",
 			date: null,
 			applied: false,
+			fromUncommitted: false,
 			worktreePath: "/wt/explore-abc123",
 			worktreeExists: true,
 			locked: false,
