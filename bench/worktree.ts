@@ -24,7 +24,8 @@ import { performance } from "node:perf_hooks";
 import type { Settings } from "../src/files/types.ts";
 import { takeFingerprint } from "../src/isolation/escape-check.ts";
 import { runGit } from "../src/isolation/git.ts";
-import { createWorktree, finishWorktree, type WorktreeHandle } from "../src/isolation/worktree.ts";
+import { createWorktree, type WorktreeHandle } from "../src/isolation/worktree.ts";
+import { finishWorktree } from "../src/isolation/worktree-finish.ts";
 import { poolSettled } from "../src/isolation/worktree-pool.ts";
 
 const FILES = 5_000;

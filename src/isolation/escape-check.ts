@@ -16,8 +16,8 @@
  */
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
-import { lstatOrNull, stateOf, walkStates } from "./file-tree.ts";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { isInside, lstatOrNull, realOrNearest, stateOf, walkStates } from "./file-tree.ts";
 import { runGit } from "./git.ts";
 
 /** A snapshot of a working tree's state. Plain, JSON-serialisable data. */
@@ -207,8 +207,7 @@ export function watchedStates(parentRoot: string, paths: string[]): Map<string, 
 		} catch {
 			continue;
 		}
-		const rel = relative(parentRoot, real);
-		if (rel.startsWith("..") || isAbsolute(rel)) continue;
+		if (!isInside(parentRoot, real)) continue;
 		for (const [entry, value] of walkStates(real, path)) out.set(entry, `w ${value}`);
 	}
 	return out;
@@ -224,16 +223,6 @@ export interface EscapeReport {
 	warning: string | null;
 }
 
-/** The real path of `path`, through its nearest existing ancestor when it no longer exists (deleted). */
-function realPathOf(path: string): string {
-	try {
-		return realpathSync(path);
-	} catch {
-		const parent = dirname(path);
-		return parent === path ? path : join(realPathOf(parent), basename(path));
-	}
-}
-
 /**
  * Normalises the parent's touched paths (symlinks resolved, as the fingerprint's root is a real path): absolute paths become repository-relative (paths outside
  * the repository are dropped); a touched directory covers everything below it.
@@ -241,7 +230,7 @@ function realPathOf(path: string): string {
 function touchedMatcher(root: string, touched: Set<string>): (path: string) => boolean {
 	const prefixes: string[] = [];
 	for (const raw of touched) {
-		let rel = isAbsolute(raw) ? relative(root, realPathOf(raw)) : raw;
+		let rel = isAbsolute(raw) ? relative(root, realOrNearest(raw)) : raw;
 		if (rel.startsWith("..") || isAbsolute(rel)) continue;
 		rel = rel.split(sep).join("/").replace(/^\.\/+/, "").replace(/\/+$/, "");
 		prefixes.push(rel);

@@ -3,9 +3,25 @@
  * when anything writes, renames or chmods it) and a walk of a tree into such strings. The escape
  * check, `worktree.include` and the setup check compare these instead of reading content.
  */
-import { type Dirent, lstatSync, readdirSync, readlinkSync, type Stats } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { lstat, readdir, readlink } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, dirname, isAbsolute, join, relative } from "node:path";
+
+/** Whether `child` is `parent` or below it (both absolute). */
+export function isInside(parent: string, child: string): boolean {
+	const rel = relative(parent, child);
+	return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/** The real path of `path`, through its nearest existing ancestor when it does not exist (yet, or any more). */
+export function realOrNearest(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		const parent = dirname(path);
+		return parent === path ? path : join(realOrNearest(parent), basename(path));
+	}
+}
 
 /**
  * `s:size:mtime:ctime:ino:mode` for a file (times in ms with the sub-millisecond part the platform

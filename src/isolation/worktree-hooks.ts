@@ -7,14 +7,8 @@
 import type { Settings } from "../files/types.ts";
 import { checkEscape, takeFingerprint } from "./escape-check.ts";
 import type { IsolationHooks, IsolationReport, RunRecord, TerminalState } from "../runtime/runs.ts";
-import {
-	createWorktree,
-	finishWorktree,
-	type IsolationOutcome,
-	reopenWorktree,
-	type WorktreeFailure,
-	type WorktreeHandle,
-} from "./worktree.ts";
+import { createWorktree, type IsolationOutcome, reopenWorktree, type WorktreeFailure, type WorktreeHandle } from "./worktree.ts";
+import { finishWorktree } from "./worktree-finish.ts";
 
 /** Thrown by `prepare` to refuse a spawn whose worktree cannot be created (fail closed). */
 export class WorktreeRefusedError extends Error {

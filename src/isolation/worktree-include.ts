@@ -15,7 +15,7 @@ import { constants, copyFileSync, cpSync, mkdirSync, realpathSync, rmSync, symli
 import { cp } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import type { WorktreeInclude } from "../files/types.ts";
-import { lstatOrNull, pathState, walkStates, walkStatesAsync } from "./file-tree.ts";
+import { isInside, lstatOrNull, pathState, walkStates, walkStatesAsync } from "./file-tree.ts";
 
 /** How an included path's files were brought in. */
 export type IncludeMethod = "reflink" | "copy" | "symlink";
@@ -42,11 +42,6 @@ export interface IncludeOutcome {
 	removed: number;
 	/** Why the path was skipped (it resolves outside the repository), or null. */
 	skipped: string | null;
-}
-
-function isInside(parent: string, child: string): boolean {
-	const rel = relative(parent, child);
-	return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 function splitRecord(value: string | undefined): [string, string] | null {

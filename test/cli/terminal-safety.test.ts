@@ -11,7 +11,8 @@ import { describe, expect, it } from "vitest";
 import { stripOwnStyles } from "../../src/core/terminal-text.ts";
 import type { CliIo } from "../../src/hosts/cli/io.ts";
 import { main } from "../../src/hosts/cli/main.ts";
-import { createWorktree, finishWorktree } from "../../src/isolation/worktree.ts";
+import { createWorktree } from "../../src/isolation/worktree.ts";
+import { finishWorktree } from "../../src/isolation/worktree-finish.ts";
 import { cadreInTree, cliTree } from "../support/cli.ts";
 import { makeRepo, noFallback, writeAt } from "../isolation/support/repo.ts";
 

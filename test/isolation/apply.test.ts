@@ -8,19 +8,13 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { takeFingerprint } from "../../src/isolation/escape-check.ts";
 import { clearGitFactsCache } from "../../src/isolation/git.ts";
-import { createWorktree, finishWorktree } from "../../src/isolation/worktree.ts";
+import { createWorktree } from "../../src/isolation/worktree.ts";
+import { finishWorktree } from "../../src/isolation/worktree-finish.ts";
 import { applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../src/isolation/worktree-admin.ts";
+import { childRun } from "./support/child.ts";
 import { commitAll, git, makeRepo, noFallback, type TestRepo, writeAt } from "./support/repo.ts";
 
 beforeEach(() => clearGitFactsCache());
-
-/** Runs a simulated child in a worktree: writes `files` there and finishes the run. */
-async function childRun(repo: TestRepo, runId: string, files: Record<string, string>) {
-	const outcome = await createWorktree({ runId, parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback });
-	if (outcome.kind !== "worktree") throw new Error(JSON.stringify(outcome));
-	for (const [path, text] of Object.entries(files)) writeAt(join(outcome.handle.worktreePath, path), text);
-	return finishWorktree(outcome.handle, { type: "worker", description: `run ${runId}`, status: "completed" });
-}
 
 /** Everything that makes up the parent's state: HEAD, index, work tree (untracked too). */
 async function parentState(repo: TestRepo) {

@@ -8,18 +8,11 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/hosts/cli/main.ts";
 import { clearGitFactsCache } from "../../src/isolation/git.ts";
-import { createWorktree, finishWorktree } from "../../src/isolation/worktree.ts";
+import { childRun } from "./support/child.ts";
 import { captured } from "./support/io.ts";
-import { commitAll, git, makeRepo, noFallback, type TestRepo, writeAt } from "./support/repo.ts";
+import { commitAll, git, makeRepo } from "./support/repo.ts";
 
 beforeEach(() => clearGitFactsCache());
-
-async function childRun(repo: TestRepo, runId: string, files: Record<string, string>) {
-	const outcome = await createWorktree({ runId, parentCwd: repo.root, agentDir: repo.agentDir, settings: noFallback });
-	if (outcome.kind !== "worktree") throw new Error(JSON.stringify(outcome));
-	for (const [path, text] of Object.entries(files)) writeAt(join(outcome.handle.worktreePath, path), text);
-	return finishWorktree(outcome.handle, { type: "worker", description: `run ${runId}`, status: "completed" });
-}
 
 describe("cadre worktrees", () => {
 	it("lists, applies and cleans through the CLI entry", async () => {

@@ -4,7 +4,8 @@
  */
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { createWorktree, finishWorktree } from "../../src/isolation/worktree.ts";
+import { createWorktree } from "../../src/isolation/worktree.ts";
+import { finishWorktree } from "../../src/isolation/worktree-finish.ts";
 import { poolSettled } from "../../src/isolation/worktree-pool.ts";
 import { git, makeRepo, noFallback, pooled, writeAt } from "./support/repo.ts";
 

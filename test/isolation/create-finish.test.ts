@@ -7,15 +7,8 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { clearGitFactsCache } from "../../src/isolation/git.ts";
-import {
-	createWorktree,
-	finishWorktree,
-	isValidRunId,
-	type IsolationOutcome,
-	reopenWorktree,
-	type WorktreeHandle,
-	worktreeRepoDir,
-} from "../../src/isolation/worktree.ts";
+import { createWorktree, isValidRunId, type IsolationOutcome, reopenWorktree, type WorktreeHandle, worktreeRepoDir } from "../../src/isolation/worktree.ts";
+import { finishWorktree } from "../../src/isolation/worktree-finish.ts";
 import { commitAll, git, makeRepo, noFallback, withFallback, writeAt } from "./support/repo.ts";
 
 function handleOf(outcome: IsolationOutcome): WorktreeHandle {

@@ -7,7 +7,8 @@ import { dirname, join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { checkEscape, escapedPaths, parseStatus, sameState, takeFingerprint } from "../../src/isolation/escape-check.ts";
 import { clearGitFactsCache } from "../../src/isolation/git.ts";
-import { createWorktree, finishWorktree } from "../../src/isolation/worktree.ts";
+import { createWorktree } from "../../src/isolation/worktree.ts";
+import { finishWorktree } from "../../src/isolation/worktree-finish.ts";
 import { commitAll, git, makeRepo, noFallback, writeAt } from "./support/repo.ts";
 
 beforeEach(() => clearGitFactsCache());

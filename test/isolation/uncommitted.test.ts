@@ -8,7 +8,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { clearGitFactsCache } from "../../src/isolation/git.ts";
-import { createWorktree, finishWorktree, type WorktreeHandle } from "../../src/isolation/worktree.ts";
+import { createWorktree, type WorktreeHandle } from "../../src/isolation/worktree.ts";
+import { finishWorktree } from "../../src/isolation/worktree-finish.ts";
 import { applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../src/isolation/worktree-admin.ts";
 import { commitAll, git, makeRepo, noFallback, type TestRepo, writeAt } from "./support/repo.ts";
 
