@@ -9,7 +9,7 @@ import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { clearGitFactsCache } from "../../src/isolation/git.ts";
-import { createWorktree, type WorktreeHandle, worktreeRepoDir } from "../../src/isolation/worktree.ts";
+import { createWorktree, reopenWorktree, type WorktreeHandle, worktreeRepoDir } from "../../src/isolation/worktree.ts";
 import { finishWorktree } from "../../src/isolation/worktree-finish.ts";
 import { cleanCadreWorktrees, listCadreWorktrees } from "../../src/isolation/worktree-admin.ts";
 import { poolSettled } from "../../src/isolation/worktree-pool.ts";
@@ -138,6 +138,21 @@ describe("the worktree pool", () => {
 		for (const handle of [a, b, c]) await finishWorktree(handle as WorktreeHandle, done);
 		expect(await poolOf(repo)).toHaveLength(2);
 		expect(existsSync((c as WorktreeHandle).worktreePath)).toBe(false);
+	});
+
+	it("reopens a finished run's branch for a resume in a pooled worktree", async () => {
+		const repo = makeRepo({ "a.txt": "one\n" });
+		const first = await spawnIn(repo, "again");
+		writeAt(join(first.worktreePath, "a.txt"), "first run\n");
+		expect(await finishWorktree(first, done)).toMatchObject({ committed: true, pooled: true });
+		const outcome = await reopenWorktree({ runId: "again", parentCwd: repo.root, agentDir: repo.agentDir, settings: pooled(1) });
+		if (outcome.kind !== "worktree") throw new Error(JSON.stringify(outcome));
+		expect(outcome.handle).toMatchObject({ pooled: true, createdBranch: false, base: git(repo.root, "rev-parse", "cadre/again") });
+		expect(readFileSync(join(outcome.handle.worktreePath, "a.txt"), "utf8")).toBe("first run\n");
+		expect(git(outcome.handle.worktreePath, "symbolic-ref", "HEAD")).toBe("refs/heads/cadre/again");
+		writeAt(join(outcome.handle.worktreePath, "a.txt"), "resumed\n");
+		expect(await finishWorktree(outcome.handle, done)).toMatchObject({ committed: true, branch: "cadre/again" });
+		expect(git(repo.root, "show", "cadre/again:a.txt")).toBe("resumed");
 	});
 
 	it("shows pooled worktrees in list, removes them in clean, and removes one a dead pi left locked", async () => {
