@@ -32,6 +32,10 @@ export type DiagnosticCode =
 	| "model-unresolvable"
 	| "thinking-clamped"
 	| "request-ignored"
+	| "input-missing"
+	| "input-unknown"
+	| "input-invalid"
+	| "output-schema-invalid"
 	// prompt (spec 03)
 	| "identity-unrecognized"
 	// isolation (spec 05)

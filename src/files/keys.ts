@@ -3,6 +3,7 @@
  * how a raw value becomes a canonical one, and the diagnostics for everything else. One function,
  * `validateLayer`, turns positioned raw fields into an entry layer's keys, rejected values and body.
  */
+import { isAbsolute, normalize } from "node:path";
 import type { Diagnostic, DiagnosticCode, Severity } from "../core/diagnostics.ts";
 import {
 	CAPABILITY_MODES,
@@ -17,6 +18,7 @@ import {
 	normalizeThinking,
 	THINKING_LEVELS,
 } from "../core/values.ts";
+import { compileSchema } from "../core/json-schema.ts";
 import { describeMapping, foreignKeyFor, foreignKeyKind, type MappedValues } from "./foreign-keys.ts";
 import { checkConfined } from "./read-confined.ts";
 import type { Pos, RawField, RawValue } from "./raw.ts";
@@ -157,38 +159,74 @@ function fileChecker(): Checker {
 }
 
 const IO_KEYS = ["name", "io_type", "required", "description"];
+const OUTPUT_KEYS = [...IO_KEYS, "path"];
 
-const IO_LIST: Checker = (raw, ctx, diagnostics) => {
-	if (!Array.isArray(raw.value) || !raw.items) {
-		return { ok: false, message: "expects a list of `{name, io_type, required, description}` entries" };
-	}
-	const specs: IoSpec[] = [];
-	for (const item of raw.items) {
-		if (!item.fields) return { ok: false, message: "has an entry that is not a `{name, …}` mapping" };
-		const spec: IoSpec = { name: "", io_type: "file", required: false, description: null };
-		for (const field of item.fields) {
-			const v = field.val.value;
-			if (field.key === "name") {
-				if (typeof v !== "string" || v.trim() === "") return { ok: false, message: "has an entry whose `name` is not text" };
-				spec.name = v.trim();
-			} else if (field.key === "io_type") {
-				const t = normalizeIoType(v);
-				if (t === null) return { ok: false, message: `has an io_type that is not one of ${IO_TYPES.join(", ")}` };
-				spec.io_type = t;
-			} else if (field.key === "required") {
-				if (typeof v !== "boolean") return { ok: false, message: "has a `required` that is not true or false" };
-				spec.required = v;
-			} else if (field.key === "description") {
-				if (typeof v !== "string") return { ok: false, message: "has a `description` that is not text" };
-				spec.description = v.trim() === "" ? null : v.trim();
-			} else {
-				diagnostics.push(unknownKey(ctx, field, IO_KEYS, "an input/output"));
-			}
+/** An output's `path`: relative, and not leaving the child's cwd as written (the run's end checks the real path). */
+function outputPath(v: unknown): { ok: true; path: string } | { ok: false; message: string } {
+	if (typeof v !== "string" || v.trim() === "") return { ok: false, message: "has a `path` that is not a relative path" };
+	const path = v.trim();
+	if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path)) return { ok: false, message: `has a \`path\` that is absolute (${path}); write it relative to the child's working directory` };
+	if (normalize(path).split(/[\\/]/)[0] === "..") return { ok: false, message: `has a \`path\` that leaves the child's working directory (${path})` };
+	return { ok: true, path };
+}
+
+function ioList(outputs: boolean): Checker {
+	return (raw, ctx, diagnostics) => {
+		const keys = outputs ? OUTPUT_KEYS : IO_KEYS;
+		if (!Array.isArray(raw.value) || !raw.items) {
+			return { ok: false, message: `expects a list of \`{${keys.join(", ")}}\` entries` };
 		}
-		if (spec.name === "") return { ok: false, message: "has an entry without a `name`" };
-		specs.push(spec);
-	}
-	return { ok: true, value: specs };
+		const specs: IoSpec[] = [];
+		for (const item of raw.items) {
+			if (!item.fields) return { ok: false, message: "has an entry that is not a `{name, …}` mapping" };
+			const spec: IoSpec = { name: "", io_type: "file", required: false, description: null, path: null };
+			for (const field of item.fields) {
+				const v = field.val.value;
+				if (field.key === "name") {
+					if (typeof v !== "string" || v.trim() === "") return { ok: false, message: "has an entry whose `name` is not text" };
+					spec.name = v.trim();
+				} else if (field.key === "io_type") {
+					const t = normalizeIoType(v);
+					if (t === null) return { ok: false, message: `has an io_type that is not one of ${IO_TYPES.join(", ")}` };
+					spec.io_type = t;
+				} else if (field.key === "required") {
+					if (typeof v !== "boolean") return { ok: false, message: "has a `required` that is not true or false" };
+					spec.required = v;
+				} else if (field.key === "description") {
+					if (typeof v !== "string") return { ok: false, message: "has a `description` that is not text" };
+					spec.description = v.trim() === "" ? null : v.trim();
+				} else if (field.key === "path" && outputs) {
+					const path = outputPath(v);
+					if (!path.ok) return path;
+					spec.path = path.path;
+				} else {
+					diagnostics.push(unknownKey(ctx, field, keys, outputs ? "an output" : "an input"));
+				}
+			}
+			if (spec.name === "") return { ok: false, message: "has an entry without a `name`" };
+			if (spec.path !== null && (spec.io_type === "text" || spec.io_type === "url")) {
+				return { ok: false, message: `gives ${spec.name} (io_type ${spec.io_type}) a \`path\`: a text or url output is a section of the final answer` };
+			}
+			if (specs.some((other) => other.name.toLowerCase() === spec.name.toLowerCase())) {
+				return { ok: false, message: `names ${spec.name} twice (names ignore case)` };
+			}
+			specs.push(spec);
+		}
+		return { ok: true, value: specs };
+	};
+}
+
+/** An inline `output_schema`: a mapping that is a JSON Schema (checked by the validator, ADR 0098). */
+const OUTPUT_SCHEMA: Checker = (raw) => {
+	const compiled = compileSchema(raw.value);
+	if (!compiled.ok) return { ok: false, message: `is not a usable JSON Schema (${compiled.message})`, hint: "fix the schema, or point output_schema_file at a JSON file holding it" };
+	return { ok: true, value: { inline: raw.value as Record<string, unknown> } };
+};
+
+/** `output_schema_file`: a file like `prompt_file`, read and checked at every spawn. */
+const OUTPUT_SCHEMA_FILE: Checker = (raw, ctx, diagnostics) => {
+	const checked = fileChecker()(raw, ctx, diagnostics);
+	return checked.ok === true ? { ok: true, value: { file: checked.value as FileRef } } : checked;
 };
 
 interface KeySpec {
@@ -196,14 +234,14 @@ interface KeySpec {
 	check: Checker;
 }
 
-function table(entries: Record<string, Checker>, synonyms: Record<string, string>): Record<string, KeySpec> {
+function table(entries: Record<string, Checker>, synonyms: Record<string, string>, spellings: Record<string, KeySpec> = {}): Record<string, KeySpec> {
 	const out = nameRecord<KeySpec>();
 	for (const [key, check] of Object.entries(entries)) out[key] = { canonical: key, check };
 	for (const [synonym, canonical] of Object.entries(synonyms)) {
 		const spec = out[canonical];
 		if (spec) out[synonym] = spec;
 	}
-	return out;
+	return Object.assign(out, spellings);
 }
 
 const THINKING_SYNONYMS = { effort: "thinking", reasoning_effort: "thinking" };
@@ -224,8 +262,11 @@ export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
 			run_in_background: BOOLEAN,
 			inherit_context: BOOLEAN,
 			enabled: BOOLEAN,
+			output_schema: OUTPUT_SCHEMA,
 		},
 		THINKING_SYNONYMS,
+		// Two spellings of one key: the schema inline or in a file (both in one file repeat the key).
+		{ output_schema_file: { canonical: "output_schema", check: OUTPUT_SCHEMA_FILE } },
 	),
 	role: table(
 		{ description: TEXT, capability: CAPABILITY, model: MODEL, thinking: THINKING, isolation: ISOLATION, prompt_file: fileChecker() },
@@ -238,8 +279,8 @@ export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
 			model: MODEL,
 			thinking: THINKING,
 			isolation: ISOLATION,
-			inputs: IO_LIST,
-			outputs: IO_LIST,
+			inputs: ioList(false),
+			outputs: ioList(true),
 		},
 		{ ...THINKING_SYNONYMS, default_isolation: "isolation" },
 	),

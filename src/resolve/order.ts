@@ -13,6 +13,7 @@ export const ORDER = {
 	// lower it (ADR 0078). Its `none` stays at the plain definition place.
 	isolation: ["request", "definition-floor", "role", "persona", "definition", "default"],
 	persona: ["request", "definition"],
+	outputSchema: ["request", "definition"],
 	maxTurns: ["request", "definition", "default"],
 	runInBackground: ["request", "definition", "default"],
 	inheritContext: ["request", "definition", "default"],
@@ -29,6 +30,9 @@ export const CONFIG_FIELDS = [
 	"rolePromptWarning",
 	"roleName",
 	"personaError",
+	"inputs",
+	"outputs",
+	"outputSchema",
 	"isolation",
 	"tools",
 	"maxTurns",

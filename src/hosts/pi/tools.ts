@@ -53,7 +53,7 @@ function oneLine(text: string | undefined, max = 90): string {
 
 /** Every model name counts as known and no file is read: the description shows what files name. */
 const AS_WRITTEN: ModelCatalog = { lookup: (name) => ({ ok: true, id: name }), clampThinking: (_id, level) => level };
-const NO_READS: SpawnReader = { read: () => ({ ok: true, text: "" }), isDirectory: () => false };
+const NO_READS: SpawnReader = { read: () => ({ ok: true, text: "" }), isDirectory: () => false, locate: () => null };
 
 /**
  * The model and capability mode the files give a type, through the resolver (its one precedence:
