@@ -36,7 +36,7 @@ function checkPath(value: string, kind: "file" | "directory", roots: InputRoots,
 }
 
 /** An absolute URL with a scheme of two letters or more (`c:/x` is a Windows path, not a URL). */
-function isUrl(value: string): boolean {
+export function isUrl(value: string): boolean {
 	try {
 		return new URL(value).protocol.length > 2;
 	} catch {
@@ -81,8 +81,7 @@ function declared(spec: IoSpec, value: unknown, roots: InputRoots, reader: Spawn
 
 function undeclared(name: string, value: unknown, persona: Entry<"persona"> | null, names: string[]): InputCheck {
 	const suggestion = suggestKey(name, names, "snake");
-	const who = persona ? `persona "${persona.name}"` : "no persona";
-	const declares = persona ? (names.length > 0 ? `; it declares ${names.join(", ")}` : "; it declares no inputs") : "";
+	const declares = persona ? (names.length > 0 ? `it declares ${names.join(", ")}` : "it declares no inputs") : "no persona applies";
 	const mean = suggestion ? ` — did you mean ${suggestion.key}?` : "";
 	return {
 		name,
@@ -91,7 +90,7 @@ function undeclared(name: string, value: unknown, persona: Entry<"persona"> | nu
 		description: null,
 		status: "undeclared",
 		text: typeof value === "string" ? value : JSON.stringify(value),
-		note: `${who} does not declare it${declares}${mean}`,
+		note: `${declares}${mean}`,
 	};
 }
 
@@ -110,7 +109,7 @@ function report(ctx: ResolutionContext, checks: InputCheck[], persona: Entry<"pe
 			ctx.refusals.add("input-invalid", message);
 			ctx.diagnostics.add("inputs", { severity: "error", file: null, line: null, column: null, code: "input-invalid", message, hint: inputHint(check.ioType) });
 		} else if (check.status === "undeclared") {
-			const message = `request input "${check.name}" is not an input${of}: ${check.note}; it is passed on as given`;
+			const message = `request input "${check.name}" is not an input${of || " (no persona applies)"}${persona ? `: ${check.note}` : ""}; it is passed on as given`;
 			ctx.diagnostics.add("inputs", { severity: "warning", file: null, line: null, column: null, code: "input-unknown", message, hint: "rename it to a declared input, or declare it in the persona's inputs" });
 		}
 	}

@@ -262,6 +262,7 @@ import {
 	type LoadExtensionsResult,
 	type ModelRuntime,
 	parseArgs,
+	type RegisteredTool,
 	type ResourceLoader,
 	SessionManager,
 	SettingsManager,
@@ -273,6 +274,8 @@ import {
 } from "@earendil-works/pi-coding-agent";
 import type { ThinkingLevel } from "../core/values.ts";
 import { DEFAULT_MAX_FILE_BYTES, type ReadRule, readFileUnder } from "../files/read-confined.ts";
+import type { StructuredState } from "./contract.ts";
+import { RESULT_TOOL_DESCRIPTION, type ResultTool, SUBMIT_RESULT_TOOL } from "./structured-result.ts";
 
 /** The pi versions this adapter is written against (`>=1.6.0 <2`). */
 export const SUPPORTED_PI_RANGE = ">=1.6.0 <2";
@@ -432,11 +435,43 @@ export async function discoverChildExtensions(options: DiscoverChildExtensionsOp
 export type ToolGuard = (toolName: string) => string | null;
 
 /**
+ * The `submit_result` tool of a child with an `output_schema` (ADR 0098): a valid value is kept
+ * and ends the run (`terminate`); an invalid one is answered with its validation errors.
+ */
+function submitResultTool(tool: ResultTool, state: StructuredState): RegisteredTool {
+	return {
+		definition: {
+			name: SUBMIT_RESULT_TOOL,
+			label: "Submit result",
+			description: RESULT_TOOL_DESCRIPTION,
+			parameters: tool.parameters as unknown as RegisteredTool["definition"]["parameters"],
+			async execute(_id, params) {
+				state.calls++;
+				const value = tool.unwrap(params);
+				const errors = tool.check(value);
+				if (errors) {
+					state.errors = errors;
+					const text = `The result is not valid; fix these and call ${SUBMIT_RESULT_TOOL} again:\n${errors.map((error) => `- ${error}`).join("\n")}`;
+					return { content: [{ type: "text", text }], details: undefined, isError: true };
+				}
+				state.value = structuredClone(value);
+				state.errors = null;
+				return { content: [{ type: "text", text: "Result accepted." }], details: undefined, terminate: true };
+			},
+		},
+		sourceInfo: { path: GUARD_PATH, source: "cadre", scope: "temporary", origin: "top-level" } as RegisteredTool["sourceInfo"],
+	};
+}
+
+const GUARD_PATH = "<cadre:capability-guard>";
+
+/**
  * A hand-built extension holding the `tool_call` guard; it runs before every other handler. With
  * a turn limit, every tool call of the last allowed turn is blocked with `terminate`, so pi makes
- * no further model request (the hard `max_turns` ceiling).
+ * no further model request (the hard `max_turns` ceiling). With an output schema it also holds
+ * the child's `submit_result` tool, which the guard always lets through.
  */
-function guardExtension(guard: ToolGuard, turnLimit: number | null): Extension {
+function guardExtension(guard: ToolGuard, turnLimit: number | null, result: { tool: ResultTool; state: StructuredState } | null): Extension {
 	let turns = 0;
 	const onTurnStart = async (...args: unknown[]) => {
 		turns++;
@@ -450,24 +485,24 @@ function guardExtension(guard: ToolGuard, turnLimit: number | null): Extension {
 	};
 	const onToolCall = async (...args: unknown[]) => {
 		const event = args[0] as { toolName: string };
-		const reason = guard(event.toolName);
+		const reason = result && event.toolName === SUBMIT_RESULT_TOOL ? null : guard(event.toolName);
 		if (reason !== null) return { block: true, reason };
-		if (turnLimit !== null && turns >= turnLimit) {
+		if (turnLimit !== null && turns >= turnLimit && event.toolName !== SUBMIT_RESULT_TOOL) {
 			return { block: true, reason: `cadre: the turn limit (max_turns ${turnLimit}) is reached; give your final answer.`, terminate: true };
 		}
 		return undefined;
 	};
 	return {
-		path: "<cadre:capability-guard>",
-		resolvedPath: "<cadre:capability-guard>",
+		path: GUARD_PATH,
+		resolvedPath: GUARD_PATH,
 		hidden: true,
-		sourceInfo: { path: "<cadre:capability-guard>", source: "cadre", scope: "temporary", origin: "top-level" } as Extension["sourceInfo"],
+		sourceInfo: { path: GUARD_PATH, source: "cadre", scope: "temporary", origin: "top-level" } as Extension["sourceInfo"],
 		handlers: new Map([
 			["turn_start", [onTurnStart]],
 			["turn_end", [onTurnEnd]],
 			["tool_call", [onToolCall]],
 		]),
-		tools: new Map(),
+		tools: new Map(result ? [[SUBMIT_RESULT_TOOL, submitResultTool(result.tool, result.state)]] : []),
 		messageRenderers: new Map(),
 		commands: new Map(),
 		flags: new Map(),
@@ -522,6 +557,8 @@ export interface ChildSessionOptions {
 	guard: ToolGuard;
 	/** `max_turns`: tool calls of this turn are blocked with terminate (no further request). */
 	turnLimit?: number | null;
+	/** The `submit_result` tool of a child with an `output_schema` (always allowed; not in `tools`). */
+	resultTool?: ResultTool | null;
 	/** Directory the new transcript goes into. */
 	sessionDir: string;
 	/** A transcript to continue instead of starting a new one (resume). */
@@ -574,6 +611,8 @@ export interface ChildHandle {
 	abort(): Promise<void>;
 	/** The last assistant text, or null. */
 	lastText(): string | null;
+	/** What `submit_result` received, or null when the child has no such tool. */
+	structured(): StructuredState | null;
 	usage(): ChildUsage;
 	/** How full the child's context window is (after its last answer), or null before it is known. */
 	contextUsage(): ChildContext | null;
@@ -635,7 +674,8 @@ function splitModel(runtime: ModelRuntime, id: string) {
 export async function createChildSession(options: ChildSessionOptions): Promise<ChildHandle> {
 	const model = splitModel(options.modelRuntime, options.model);
 	const settingsManager = SettingsManager.create(options.settingsCwd ?? options.cwd, options.agentDir, { projectTrusted: options.projectTrusted });
-	const guard = guardExtension(options.guard, options.turnLimit ?? null);
+	const result = options.resultTool ? { tool: options.resultTool, state: { calls: 0, errors: null } as StructuredState } : null;
+	const guard = guardExtension(options.guard, options.turnLimit ?? null, result);
 	let extensions: LoadExtensionsResult;
 	if (options.extensionPaths.length === 0) {
 		extensions = { extensions: [guard], errors: [], runtime: createExtensionRuntime() };
@@ -667,15 +707,15 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		model,
 		thinkingLevel: options.thinkingLevel,
 		resourceLoader: childResourceLoader(options.systemPrompt, options.skills, () => extensions),
-		tools: [...options.tools],
+		tools: result ? [...options.tools, SUBMIT_RESULT_TOOL] : [...options.tools],
 		sessionManager,
 		settingsManager,
 	});
 	if (options.extensionPaths.length > 0) await session.bindExtensions({});
-	return sessionHandle(session);
+	return sessionHandle(session, result?.state ?? null);
 }
 
-function sessionHandle(session: AgentSession): ChildHandle {
+function sessionHandle(session: AgentSession, structured: StructuredState | null): ChildHandle {
 	const turn = { n: 0 };
 	return {
 		transcript: session.sessionManager.getSessionFile() ?? null,
@@ -691,6 +731,7 @@ function sessionHandle(session: AgentSession): ChildHandle {
 		},
 		abort: () => session.abort(),
 		lastText: () => session.getLastAssistantText() ?? null,
+		structured: () => (structured ? { ...structured } : null),
 		usage() {
 			const stats = session.getSessionStats();
 			return {

@@ -14,7 +14,7 @@ import { dirname, join } from "node:path";
 import { type Static, Type } from "typebox";
 import { Compile } from "typebox/compile";
 import type { Diagnostic } from "../core/diagnostics.ts";
-import { CAPABILITY_MODES, ISOLATION_MODES, THINKING_LEVELS } from "../core/values.ts";
+import { CAPABILITY_MODES, IO_TYPES, ISOLATION_MODES, THINKING_LEVELS } from "../core/values.ts";
 import { readFileUnder } from "../files/read-confined.ts";
 import { formatOwner, ownerState, parseOwner } from "./owner.ts";
 import { isResolutionDiagnostic } from "./result.ts";
@@ -44,6 +44,22 @@ const ConfigSchema = Type.Object({
 	rolePromptWarning: Text,
 	roleName: Text,
 	personaError: Text,
+	// Optional: records written before contracts existed have none (read as none).
+	inputs: Type.Optional(
+		Type.Array(
+			Type.Object({
+				name: Type.String(),
+				ioType: Nullable(Type.Enum([...IO_TYPES])),
+				required: Type.Boolean(),
+				description: Text,
+				status: Type.Enum(["ok", "missing", "not-given", "invalid", "undeclared"]),
+				text: Text,
+				note: Text,
+			}),
+		),
+	),
+	outputs: Type.Optional(Type.Array(Type.Object({ name: Type.String(), io_type: Type.Enum([...IO_TYPES]), required: Type.Boolean(), description: Text, path: Text }))),
+	outputSchema: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
 	isolation: Type.Enum([...ISOLATION_MODES]),
 	tools: Type.Array(Type.String()),
 	maxTurns: Nullable(Type.Integer({ minimum: 1 })),
@@ -60,6 +76,12 @@ const TraceEntrySchema = Type.Object({
 	source: Type.String(),
 	candidates: Type.Array(Type.Object({ layer: Type.String(), value: Type.Unknown(), source: Text, outcome: Type.String() })),
 	applied: Type.Optional(Text),
+});
+
+const ContractSchema = Type.Object({
+	ok: Type.Boolean(),
+	outputs: Type.Array(Type.Object({ name: Type.String(), ok: Type.Boolean(), path: Type.Optional(Type.String()), reason: Type.Optional(Type.String()) })),
+	repair: Nullable(Type.Object({ steered: Type.Boolean(), worked: Type.Boolean(), skipped: Text })),
 });
 
 const DiagnosticSchema = Type.Object({
@@ -95,6 +117,9 @@ const RecordSchema = Type.Object({
 	toolUses: Count,
 	usage: Type.Object({ input: Type.Number(), output: Type.Number(), cacheRead: Type.Number(), cacheWrite: Type.Number(), cost: Type.Number() }),
 	text: Text,
+	/** Optional: records written before contracts existed have none. */
+	contract: Type.Optional(Nullable(ContractSchema)),
+	structured: Type.Optional(Type.Unknown()),
 	error: Text,
 	transcript: Text,
 	isolation: Nullable(Type.Record(Type.String(), Type.Unknown())),
@@ -143,6 +168,8 @@ export function storedRecord(run: RunRecord, savedAt: number = Date.now()): Stor
 		toolUses: run.toolUses,
 		usage: { ...run.usage },
 		text: run.text === null ? null : capped(run.text, run.transcript),
+		contract: run.contract,
+		structured: run.structured,
 		error: run.error,
 		transcript: run.transcript,
 		isolation: run.isolation,
@@ -235,9 +262,12 @@ function shapeProblem(value: unknown): string {
 
 /** The run a stored record describes; a queued or running one whose owner is gone is `interrupted`. */
 function runFrom(stored: StoredRecord, owner: NonNullable<ReturnType<typeof parseOwner>>): RunRecord {
+	const config = stored.config as RunRecord["config"];
 	const run: RunRecord = {
 		...stored,
-		config: stored.config as RunRecord["config"],
+		config: { ...config, inputs: config.inputs ?? [], outputs: config.outputs ?? [], outputSchema: config.outputSchema ?? null },
+		contract: (stored.contract ?? null) as RunRecord["contract"],
+		structured: stored.structured ?? null,
 		trace: stored.trace as RunRecord["trace"],
 		diagnostics: stored.diagnostics as Diagnostic[],
 		owner,

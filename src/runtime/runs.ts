@@ -8,6 +8,7 @@
  */
 import type { Diagnostic } from "../core/diagnostics.ts";
 import type { EffectiveConfig, IgnoredRequestValue, Trace } from "../resolve/types.ts";
+import { type Contract, checkContract, hasContract, repairMessage } from "./contract.ts";
 import { createLimiter } from "./limiter.ts";
 import { currentOwner, type Owner } from "./owner.ts";
 import type { ChildContext, ChildEvent, ChildHandle, ChildMessage, ChildUsage } from "./pi-sdk.ts";
@@ -54,6 +55,8 @@ export interface SpawnPlan {
 	cwd: string;
 	/** The run this one resumes, or null. */
 	resumeOf: string | null;
+	/** Settings `contracts.repair`: steer a child once when its contract is not kept (default true). */
+	repairContract?: boolean;
 	/** Creates the child session in `cwd` (continuing `resumeFile` when set). */
 	createChild(run: RunRecord, cwd: string, resumeFile: string | null): Promise<ChildHandle>;
 }
@@ -92,6 +95,10 @@ export interface RunRecord {
 	usage: ChildUsage;
 	/** The child's final text (uncapped; results cap it). */
 	text: string | null;
+	/** The outputs and structured result checked at the run's end (ADR 0099); null when it promised none. */
+	contract: Contract | null;
+	/** The value the child's `submit_result` accepted, or null. */
+	structured: unknown;
 	error: string | null;
 	transcript: string | null;
 	isolation: IsolationReport | null;
@@ -269,6 +276,7 @@ export function eventPayload(run: RunRecord): RunEventPayload {
 		capabilityMode: run.config.capabilityMode,
 		persona: run.config.persona,
 		tools: [...run.config.tools],
+		contract: run.contract === null ? null : structuredClone(run.contract),
 		turns: run.turns,
 		toolUses: run.toolUses,
 		usage: { ...run.usage },
@@ -351,6 +359,13 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			run.usage = internal.child.usage();
 			run.text = internal.child.lastText();
 			run.transcript = internal.child.transcript ?? run.transcript;
+			const submitted = internal.child.structured();
+			if (submitted && "value" in submitted) run.structured = submitted.value;
+			// A run that did not complete is checked as it ended, without a repair turn.
+			if (run.contract === null && hasContract(run.config)) {
+				run.contract = checkContract(run.config, { cwd: internal.cwd, answer: run.text, structured: submitted });
+				if (!run.contract.ok) run.contract.repair = { steered: false, worked: false, skipped: `the run ended ${final}` };
+			}
 			try {
 				internal.child.dispose();
 			} catch {
@@ -377,6 +392,36 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		options.onTerminal?.(run);
 		changed(run);
 		internal.resolveDone(run);
+	};
+
+	/** Why a run whose contract is not kept gets no repair turn, or null when it gets one. */
+	const noRepair = (internal: Internal): string | null => {
+		const run = internal.record;
+		if (internal.plan.repairContract === false) return "settings contracts.repair is false";
+		const maxTurns = run.config.maxTurns;
+		if (run.limitReached || (maxTurns !== null && run.turns >= maxTurns)) return `no turns left (max_turns ${maxTurns})`;
+		return null;
+	};
+
+	/** Checks a completed run's contract; when it is not kept, steers the child once (the repair turn) and checks again. */
+	const keepContract = async (internal: Internal, child: ChildHandle) => {
+		const run = internal.record;
+		if (!hasContract(run.config)) return;
+		const check = () => checkContract(run.config, { cwd: internal.cwd, answer: child.lastText(), structured: child.structured() });
+		const first = check();
+		if (first.ok) {
+			run.contract = first;
+			return;
+		}
+		const skipped = noRepair(internal);
+		if (skipped !== null) {
+			run.contract = { ...first, repair: { steered: false, worked: false, skipped } };
+			return;
+		}
+		run.activity = "repair turn";
+		await child.run(repairMessage(run.config, first));
+		const after = check();
+		run.contract = { ...after, repair: { steered: true, worked: after.ok, skipped: null } };
 	};
 
 	const execute = async (internal: Internal, release: (() => void) | null) => {
@@ -407,7 +452,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			const maxTurns = run.config.maxTurns;
 			// With max_turns ≤ 2, "two turns before the ceiling" is the start: warn before the first request.
 			if (maxTurns !== null && maxTurns <= 2) internal.buffered.push(warning(maxTurns));
-			let lastAssistant: { stopReason: string; errorMessage: string | null } | null = null;
+			const seen: { last: { stopReason: string; errorMessage: string | null } | null } = { last: null };
 			const unsubscribe = child.subscribe((event) => {
 				run.lastEventAt = Date.now();
 				switch (event.type) {
@@ -438,7 +483,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 						// A turn is one model answer; an answer aborted before it began, or a failed one
 						// (pi retries it, or the run fails), is none.
 						if (event.stopReason !== "aborted" && event.stopReason !== "error") run.turns++;
-						lastAssistant = event;
+						seen.last = event;
 						break;
 					default:
 						break;
@@ -448,10 +493,12 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			});
 			try {
 				await child.run(run.prompt);
+				const ended = seen.last?.stopReason;
+				if (!internal.aborted && !internal.stopRequested && ended !== "error" && ended !== "aborted") await keepContract(internal, child);
 			} finally {
 				unsubscribe();
 			}
-			const last = lastAssistant as { stopReason: string; errorMessage: string | null } | null;
+			const last = seen.last;
 			if (internal.aborted) state = "aborted";
 			else if (internal.stopRequested) state = "stopped";
 			else if (run.limitReached) state = "completed";
@@ -500,6 +547,8 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				toolUses: 0,
 				usage: { ...ZERO_USAGE },
 				text: null,
+				contract: null,
+				structured: null,
 				error: null,
 				transcript: spawnOptions.resumeFile ?? null,
 				isolation: null,

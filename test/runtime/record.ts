@@ -58,6 +58,8 @@ export function record(overrides: Partial<RunRecord> = {}): RunRecord {
 		toolUses: 1,
 		usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cost: 0.001 },
 		text: "x".repeat(50),
+		contract: null,
+		structured: null,
 		error: null,
 		transcript: "/t/run.jsonl",
 		isolation: null,

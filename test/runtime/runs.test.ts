@@ -16,6 +16,7 @@ function child(text: string): ChildHandle {
 		steer: async () => {},
 		abort: async () => {},
 		lastText: () => text,
+		structured: () => null,
 		usage: () => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, cost: 0 }),
 		contextUsage: () => null,
 		messages: () => [],

@@ -38,7 +38,21 @@ export function parseToolList(list: string): string[] {
 }
 
 /** The `subagent` tool's parameters `--request` may hold (TYPE is positional; resume is not a new spawn). */
-const REQUEST_KEYS = ["prompt", "description", "model", "thinking", "capability", "persona", "isolation", "cwd", "max_turns", "run_in_background", "inherit_context"];
+const REQUEST_KEYS = [
+	"prompt",
+	"description",
+	"model",
+	"thinking",
+	"capability",
+	"persona",
+	"isolation",
+	"cwd",
+	"max_turns",
+	"run_in_background",
+	"inherit_context",
+	"inputs",
+	"output_schema",
+];
 
 /** `--max-turns 5` → 5; anything else stays a string so the resolver refuses it with the valid values. */
 function turns(raw: string): number | string {

@@ -26,6 +26,7 @@ import {
 } from "../../runtime/pi-sdk.ts";
 import { counted, formatResult, progressText, type RunResult, runResult } from "../../runtime/result.ts";
 import { recordWriter } from "../../runtime/run-store.ts";
+import { resultTool } from "../../runtime/structured-result.ts";
 import { chainRoot, createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../runtime/worktree-hooks.ts";
 import { recoverInBackground } from "../../runtime/worktree-recovery.ts";
@@ -337,6 +338,7 @@ export default function cadre(pi: ExtensionAPI): void {
 					resumeFile: child.resumeFile ?? undefined,
 					forkFile,
 					turnLimit: child.maxTurns,
+					resultTool: child.outputSchema ? resultTool(child.outputSchema) : null,
 				});
 			},
 		}));

@@ -45,6 +45,8 @@ export type ChildFactory = (options: {
 	tools: readonly string[];
 	resumeFile: string | null;
 	maxTurns: number | null;
+	/** The JSON Schema of the child's `submit_result`, or null. */
+	outputSchema: Record<string, unknown> | null;
 }) => Promise<ChildHandle>;
 
 /** The agent dir and home of this process, as pi and the loader see them. */
@@ -146,10 +148,20 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 		diagnostics: result.diagnostics,
 		cwd: childCwd,
 		resumeOf: typeof request.resume === "string" ? request.resume : null,
+		repairContract: loaded.settings.contracts.repair,
 		async createChild(_run, cwd, resumeFile) {
 			if (!config.model) throw new Error("no model resolved");
 			const assembled = buildPrompt(cwd, cwd === childCwd ? null : parent.cwd);
-			return options.createChild({ model: config.model, thinking, cwd, systemPrompt: assembled.text, tools: config.tools, resumeFile, maxTurns: config.maxTurns });
+			return options.createChild({
+				model: config.model,
+				thinking,
+				cwd,
+				systemPrompt: assembled.text,
+				tools: config.tools,
+				resumeFile,
+				maxTurns: config.maxTurns,
+				outputSchema: config.outputSchema ?? null,
+			});
 		},
 	};
 }

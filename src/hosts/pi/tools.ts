@@ -28,6 +28,8 @@ export const subagentParameters = Type.Object({
 	run_in_background: Type.Optional(Type.Boolean()),
 	inherit_context: Type.Optional(Type.Boolean({ description: "Pass this conversation along" })),
 	resume: Type.Optional(Type.String({ description: "Id of a finished run to continue" })),
+	inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The persona's inputs by name" })),
+	output_schema: Type.Optional(Type.Unknown({ description: "JSON Schema; the child returns a matching structured result" })),
 });
 
 export const resultParameters = Type.Object({
