@@ -434,27 +434,39 @@ export async function discoverChildExtensions(options: DiscoverChildExtensionsOp
 /** Decides whether a child may call a tool: null allows, a string is the refusal reason. */
 export type ToolGuard = (toolName: string) => string | null;
 
+/** The answer to a submission ajv rejects: each validation error, for the child to fix. */
+function invalidResult(errors: string[]): string {
+	return `The result is not valid; fix these and call ${SUBMIT_RESULT_TOOL} again:\n${errors.map((error) => `- ${error}`).join("\n")}`;
+}
+
 /**
- * The `submit_result` tool of a child with an `output_schema` (ADR 0098): a valid value is kept
- * and ends the run (`terminate`); an invalid one is answered with its validation errors.
+ * The `submit_result` tool of a child with an `output_schema` (ADR 0098). ajv checks the arguments
+ * as the model sent them, before pi's own (coercing) check: an invalid call is answered with ajv's
+ * errors; a valid value is kept and ends the run (`terminate`).
  */
 function submitResultTool(tool: ResultTool, state: StructuredState): RegisteredTool {
+	const rejectInvalid = (args: unknown) => {
+		const errors = tool.check(tool.unwrap(args));
+		if (errors) {
+			state.errors = errors;
+			throw new Error(invalidResult(errors));
+		}
+	};
 	return {
 		definition: {
 			name: SUBMIT_RESULT_TOOL,
 			label: "Submit result",
 			description: RESULT_TOOL_DESCRIPTION,
 			parameters: tool.parameters as unknown as RegisteredTool["definition"]["parameters"],
-			async execute(_id, params) {
+			prepareArguments(args) {
 				state.calls++;
-				const value = tool.unwrap(params);
-				const errors = tool.check(value);
-				if (errors) {
-					state.errors = errors;
-					const text = `The result is not valid; fix these and call ${SUBMIT_RESULT_TOOL} again:\n${errors.map((error) => `- ${error}`).join("\n")}`;
-					return { content: [{ type: "text", text }], details: undefined, isError: true };
-				}
-				state.value = structuredClone(value);
+				rejectInvalid(args);
+				return args as never;
+			},
+			async execute(_id, params) {
+				// What pi handed on after its own check is validated again: only what ajv accepts is kept.
+				rejectInvalid(params);
+				state.value = structuredClone(tool.unwrap(params));
 				state.errors = null;
 				return { content: [{ type: "text", text: "Result accepted." }], details: undefined, terminate: true };
 			},
