@@ -39,7 +39,9 @@ function ajv(schema: Record<string, unknown>): AjvLike {
 		const Ajv2020 = require("ajv/dist/2020").default as new (options: object) => AjvLike;
 		const Ajv07 = require("ajv").default as new (options: object) => AjvLike;
 		const addFormats = require("ajv-formats").default as (ajv: AjvLike) => void;
-		const options = { allErrors: true, strict: true, validateFormats: true };
+		// Strict about what is not JSON Schema (an unknown keyword, an unknown format), not about style
+		// (a tuple without maxItems, `properties` without `type: object` are valid schemas).
+		const options = { allErrors: true, strictSchema: true, strictNumbers: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: true };
 		engines = { draft2020: new Ajv2020(options), draft07: new Ajv07(options) };
 		addFormats(engines.draft2020);
 		addFormats(engines.draft07);
