@@ -43,7 +43,7 @@ function spawn(dir: string, inputs: IoSpec[], request: SpawnRequest) {
 
 function only(dir: string, io: IoSpec, value: unknown) {
 	const result = spawn(dir, [io], { inputs: { [io.name]: value } });
-	return { result, check: (result.config?.inputs as InputCheck[])[0] };
+	return { result, check: (result.config?.inputs as InputCheck[])[0] as InputCheck };
 }
 
 describe("io_type file", () => {
