@@ -10,8 +10,7 @@ import type { ResolutionContext } from "./context.ts";
 import { derived, present, show, type Slot, toCandidate } from "./slots.ts";
 import type { TraceEntry } from "./types.ts";
 
-/** Whether `child` is `parent` or below it (absolute paths). */
-export function inside(child: string, parent: string): boolean {
+function inside(child: string, parent: string): boolean {
 	const rel = relative(parent, child);
 	return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }

@@ -9,10 +9,10 @@
  */
 import { relative, resolve as resolvePath } from "node:path";
 import type { IoType } from "../core/values.ts";
+import { isInside } from "../files/read-confined.ts";
 import { suggestKey } from "../files/suggest.ts";
 import type { Entry, IoSpec } from "../files/types.ts";
 import type { ResolutionContext } from "./context.ts";
-import { inside } from "./cwd.ts";
 import { derived, present, show } from "./slots.ts";
 import type { InputCheck, SpawnReader, TraceEntry } from "./types.ts";
 
@@ -28,7 +28,7 @@ function checkPath(value: string, kind: "file" | "directory", roots: InputRoots,
 	const target = resolvePath(roots.cwd, value);
 	const found = reader.locate(target);
 	if (found === null) return { ok: false, why: `does not exist (resolved to ${target})` };
-	if (!roots.realRoots.some((root) => inside(found.realPath, root))) {
+	if (!roots.realRoots.some((root) => isInside(found.realPath, root))) {
 		return { ok: false, why: `resolves to ${found.realPath}, outside the child's working directory and the project` };
 	}
 	if (found.kind !== kind) return { ok: false, why: `is ${found.kind === "other" ? "neither a file nor a directory" : `a ${found.kind}`}, not a ${kind}` };

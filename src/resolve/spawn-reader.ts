@@ -1,7 +1,8 @@
 /**
  * The file-system `SpawnReader` both hosts hand the resolver: `prompt_file` / `instructions_file`
  * read through the loader's confined reader (spec 01 "Files a file points to"), request `cwd`
- * checked to be an existing directory, and what `file` / `directory` inputs point at. The resolver itself never touches the file system.
+ * checked to be an existing directory, and what `file` / `directory` inputs point at. The resolver
+ * itself never touches the file system.
  */
 import { realpathSync, statSync } from "node:fs";
 import { readConfined } from "../files/read-confined.ts";

@@ -8,9 +8,8 @@
  */
 import { resolve as resolvePath } from "node:path";
 import type { IoSpec } from "../files/types.ts";
-import { readConfined } from "../files/read-confined.ts";
+import { isInside, readConfined } from "../files/read-confined.ts";
 import { outputLine, STRUCTURED_HOW, STRUCTURED_OUTPUT, SUBMIT_RESULT_TOOL } from "../prompt/contract-blocks.ts";
-import { inside } from "../resolve/cwd.ts";
 import { isUrl } from "../resolve/inputs.ts";
 import { spawnReader } from "../resolve/spawn-reader.ts";
 import type { EffectiveConfig } from "../resolve/types.ts";
@@ -69,21 +68,19 @@ export function hasContract(config: Pick<EffectiveConfig, "outputs" | "outputSch
 	return (config.outputs ?? []).length > 0 || (config.outputSchema ?? null) !== null;
 }
 
-const MAX_JSON_BYTES = 1024 * 1024;
-
 function checkPath(spec: IoSpec, path: string, cwd: string): Checked {
 	const target = resolvePath(cwd, path);
 	const missing = { name: spec.name, ok: false, path: target };
 	const found = spawnReader.locate(target);
 	if (found === null) return { ...missing, reason: `${path} does not exist`, breaks: spec.required };
 	const root = spawnReader.locate(cwd)?.realPath ?? cwd;
-	if (!inside(found.realPath, root)) return { ...missing, reason: `${path} resolves to ${found.realPath}, outside the child's working directory`, breaks: true };
+	if (!isInside(found.realPath, root)) return { ...missing, reason: `${path} resolves to ${found.realPath}, outside the child's working directory`, breaks: true };
 	const wanted = spec.io_type === "directory" ? "directory" : "file";
 	if (found.kind !== wanted) return { ...missing, reason: `${path} is not a ${wanted}`, breaks: true };
 	if (spec.io_type !== "json") return { name: spec.name, ok: true, path: target, breaks: false };
 	const read = readConfined({ written: path, baseDir: cwd, root: cwd, declaredIn: `output ${spec.name}` });
+	// The loader's reader: a regular file, inside the cwd by real path, bounded in size.
 	if (!read.ok) return { ...missing, reason: read.message, breaks: true };
-	if (Buffer.byteLength(read.text) > MAX_JSON_BYTES) return { ...missing, reason: `${path} is over ${MAX_JSON_BYTES} bytes`, breaks: true };
 	const json = parseJson(read.text);
 	return json === null ? { name: spec.name, ok: true, path: target, breaks: false } : { ...missing, reason: `${path} is not JSON (${json})`, breaks: true };
 }
