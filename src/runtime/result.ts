@@ -228,6 +228,7 @@ export function notificationText(run: RunRecord): string {
 		`Background sub-agent ${run.id} (${run.type}: ${run.description}) ${run.state}.`,
 		`Usage: ${formatUsage(run.usage)}. Transcript: ${run.transcript ?? "not persisted"}.`,
 		...(run.persistError ? [`Not persisted: ${run.persistError}.`] : []),
+		...(run.contract ? [contractLine(run.contract)] : []),
 		`Preview: ${preview || "(no text)"}`,
 		`Call get_subagent_result with agent_id "${run.id}" for the full result.`,
 	].join("\n"));

@@ -136,3 +136,13 @@ describe("resultTool", () => {
 		expect(draft07.check({ t: [1] })).toEqual(["/t/0: must be string"]);
 	});
 });
+
+describe("the completion notification", () => {
+	it("says whether the contract was kept", async () => {
+		const { notificationText } = await import("../../src/runtime/result.ts");
+		const { record } = await import("./record.ts");
+		const contract = { ok: false, outputs: [{ name: "patch", ok: false, path: "/w/out.diff", reason: "out.diff does not exist" }], repair: { steered: true, worked: false, skipped: null } };
+		expect(notificationText(record({ contract }))).toContain("Contract: NOT kept — patch missing: out.diff does not exist (/w/out.diff). Repair turn: sent once; the contract is still not kept.");
+		expect(notificationText(record())).not.toContain("Contract:");
+	});
+});

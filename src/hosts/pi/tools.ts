@@ -112,7 +112,7 @@ export function subagentDescription(loaded: LoadResult | null): string {
 		if (personas.length > 0) {
 			lines.push("Personas:");
 			for (const persona of personas) {
-				const inputs = (persona.keys.inputs?.value ?? []).map((io) => `${io.name}: ${io.io_type}`);
+				const inputs = (persona.keys.inputs?.value ?? []).map((io) => `${io.name}: ${io.io_type}${io.required ? " (required)" : ""}`);
 				const outputs = (persona.keys.outputs?.value ?? []).map((io) => `${io.name}: ${io.io_type}`);
 				const io = [inputs.length ? `expects ${inputs.join(", ")}` : "", outputs.length ? `produces ${outputs.join(", ")}` : ""]
 					.filter(Boolean)
