@@ -253,6 +253,8 @@ export type RunEventPayload = {
 	capabilityMode: EffectiveConfig["capabilityMode"];
 	persona: EffectiveConfig["persona"];
 	tools: string[];
+	/** The persona contract's outcome once the run ended (null before, or without a contract). */
+	contract: Contract | null;
 	turns: number;
 	toolUses: number;
 	usage: ChildUsage;
