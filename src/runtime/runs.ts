@@ -428,8 +428,18 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 
 	const execute = async (internal: Internal, release: (() => void) | null) => {
 		const run = internal.record;
-		if (internal.stopRequested || internal.finished) {
+		if (internal.finished) {
 			release?.();
+			return;
+		}
+		// Stopped (or its parent call aborted) before it could be cancelled in the queue — a stop from
+		// a `cadre:created` listener comes before the run is queued at all: it ends here, never started.
+		if (internal.stopRequested || internal.aborted) {
+			try {
+				await finish(internal, internal.stopRequested ? "stopped" : "aborted", internal.stopRequested ? null : "aborted by the parent");
+			} finally {
+				release?.();
+			}
 			return;
 		}
 		run.state = "running";
@@ -639,7 +649,10 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			if (loaded) throw new Error(notHere(loaded));
 			if (!internal) throw new Error(`No sub-agent run with id ${id}. Use /subagents to list runs.`);
 			const run = internal.record;
-			if (internal.finished) throw new Error(`Run ${id} is already ${run.state}; steer only reaches queued or running runs (resume it instead).`);
+			if (internal.finished) {
+				const now = run.endedAt === null ? "finishing" : `already ${run.state}`;
+				throw new Error(`Run ${id} is ${now}; steer only reaches queued or running runs (resume it instead).`);
+			}
 			if (internal.child && run.state === "running") await internal.child.steer(message);
 			else internal.buffered.push(message);
 			const payload: SteeredEventPayload = { ...eventPayload(run), message, buffered: !internal.child };
@@ -653,7 +666,8 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			// A run another process still runs cannot be waited for here: its progress is what there is.
 			if (loaded) return loaded.endedAt !== null ? loaded : null;
 			if (!internal) throw new Error(`No sub-agent run with id ${id}.`);
-			if (internal.finished) return internal.record;
+			// Finishing (isolation wrap-up, the last record write) is not terminal yet: wait for the end.
+			if (internal.record.endedAt !== null) return internal.record;
 			const waits: Promise<RunRecord | null>[] = [internal.done];
 			let timer: NodeJS.Timeout | undefined;
 			if (timeoutMs !== null) waits.push(new Promise((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs))));

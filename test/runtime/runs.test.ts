@@ -243,4 +243,53 @@ describe("run registry", () => {
 		const { done } = await registry.spawn(plan(child("fine")), { background: true });
 		expect((await done).state).toBe("completed");
 	});
+
+	it("a stop from a cadre:created listener (an extension reacting at once) ends the run stopped; it does not stay queued", async () => {
+		for (const background of [true, false]) {
+			const events: string[] = [];
+			let created = 0;
+			const handle = child("never");
+			const registry = createRunRegistry({
+				maxConcurrent: 1,
+				emit: (name, payload) => {
+					events.push(`${name}:${String(payload.status)}`);
+					if (name === "cadre:created") void registry.stop(String(payload.id));
+				},
+			});
+			const { run, done } = await registry.spawn({ ...plan(handle), createChild: async () => (created++, handle) }, { background });
+			const bound = new Promise((resolve) => setTimeout(resolve, 2000, "still pending"));
+			expect(await Promise.race([done.then((r) => r.state), bound])).toBe("stopped");
+			expect(run.endedAt).not.toBeNull();
+			expect(events).toEqual(["cadre:created:queued", "cadre:failed:stopped"]);
+			expect(created).toBe(0);
+		}
+	});
+
+	it("a wait that arrives while a run is finishing answers with the terminal record, not the running one", async () => {
+		let releaseFinish: () => void = () => {};
+		let finishing: () => void = () => {};
+		const finishStarted = new Promise<void>((resolve) => (finishing = resolve));
+		const registry = createRunRegistry({
+			maxConcurrent: 1,
+			emit: () => {},
+			isolation: {
+				prepare: async () => ({ cwd: null, report: null }),
+				finish: async () => {
+					finishing();
+					await new Promise<void>((resolve) => (releaseFinish = resolve));
+					return null;
+				},
+			},
+		});
+		const { run } = await registry.spawn(plan(child("final answer")), { background: true });
+		await finishStarted;
+		const waited = registry.wait(run.id, null);
+		const polled = registry.wait(run.id, 0);
+		releaseFinish();
+		const [answer, poll] = await Promise.all([waited, polled]);
+		expect(answer?.state).toBe("completed");
+		expect(answer?.endedAt).not.toBeNull();
+		// A poll (timeout 0) while it finishes reports progress (null), never a run that is not terminal.
+		expect(poll === null || poll.endedAt !== null).toBe(true);
+	});
 });
