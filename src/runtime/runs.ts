@@ -157,7 +157,8 @@ export interface RunRegistryOptions {
  * `persistError`. The registry asks at creation, at every state change and on turn ends at most
  * once per `progressSaveMs` — never per token — through `save`: off the spawn path, after
  * `saveDelayMs`, one write of a run at a time (asks meanwhile make one more write of the latest
- * state). The end is written with `saveNow` after those, before the terminal event.
+ * state). The end is written with `saveNow` after those, before the terminal event; an end that
+ * could not be written is written again after the next write that works, and at the session's end.
  */
 export interface RecordWriter {
 	save(run: RunRecord): Promise<string | null>;
@@ -288,6 +289,23 @@ export function eventPayload(run: RunRecord): RunEventPayload {
 	};
 }
 
+const STOPPED = "stopped by the user or the parent session";
+
+/** A stopped run's error: why it stopped, and how it was ending when the stop won (`state`, `error`). */
+function stoppedError(state: TerminalState, error: string | null): string {
+	if (state === "stopped") return error ?? STOPPED;
+	return error ? `${STOPPED}; it had ${state}: ${error}` : STOPPED;
+}
+
+/** Runs a host callback; what it throws is its own problem, never the run's. */
+function quietly(callback: () => void): void {
+	try {
+		callback();
+	} catch {
+		// see the doc comment
+	}
+}
+
 /** Why an earlier session's run cannot be steered from this one. */
 function notHere(run: RunRecord): string {
 	if (run.endedAt !== null) return `Run ${run.id} is already ${run.state}; steer only reaches queued or running runs (resume it instead).`;
@@ -321,17 +339,33 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		internal.saveTimer = setTimeout(() => flush(internal, records), saveDelayMs);
 		internal.saveTimer.unref?.();
 	};
+	const writeNow = (internal: Internal, writer: RecordWriter): boolean => {
+		try {
+			internal.record.persistError = writer.saveNow(internal.record);
+		} catch (error) {
+			internal.record.persistError = failed(error);
+		}
+		return internal.record.persistError === null;
+	};
+	/**
+	 * Ended runs whose last write failed (the directory was unwritable for a while): written again
+	 * after the next write that works and at the session's end, so the records agree with the runs.
+	 */
+	const unsaved = new Set<Internal>();
+	const retryUnsaved = (writer: RecordWriter) => {
+		for (const internal of unsaved) {
+			if (!writeNow(internal, writer)) return;
+			unsaved.delete(internal);
+		}
+	};
 	/** Write the end (call after the write in flight, if any, has settled): it is the last one. */
 	const saveEnd = (internal: Internal): void => {
 		if (!records) return;
 		if (internal.saveTimer) clearTimeout(internal.saveTimer);
 		internal.saveTimer = null;
 		internal.dirty = false;
-		try {
-			internal.record.persistError = records.saveNow(internal.record);
-		} catch (error) {
-			internal.record.persistError = failed(error);
-		}
+		if (writeNow(internal, records)) retryUnsaved(records);
+		else unsaved.add(internal);
 	};
 	/** The parent session ended (`stopAll`): a spawn that was still preparing is stopped at once. */
 	let closed = false;
@@ -375,7 +409,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			}
 			internal.child = null;
 		}
-		run.error = final === "stopped" ? (error ?? "stopped by the user or the parent session") : error;
+		run.error = final === "stopped" ? stoppedError(state, error) : error;
 		try {
 			run.isolation = (await isolation.finish(run, final)) ?? run.isolation;
 		} catch (cause) {
@@ -384,14 +418,15 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		await internal.writing;
 		// A stop that arrived while isolation was wrapping up still wins (the run was not terminal).
 		run.state = internal.stopRequested ? "stopped" : final;
-		if (run.state === "stopped") run.error ??= "stopped by the user or the parent session";
+		if (run.state === "stopped") run.error = stoppedError(state, error);
 		run.endedAt = Date.now();
 		run.activity = run.state;
 		// Written before the terminal event: whoever reacts to it (or a session started next) reads the end.
 		saveEnd(internal);
 		run.currentTool = null;
-		options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run));
-		options.onTerminal?.(run);
+		// A host callback that throws must not keep the run from settling or its slot from coming back.
+		quietly(() => options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run)));
+		quietly(() => options.onTerminal?.(run));
 		changed(run);
 		internal.resolveDone(run);
 	};
@@ -608,7 +643,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				const onAbort = () => {
 					if (internal.finished) return;
 					internal.aborted = true;
-					if (internal.child) void internal.child.abort();
+					if (internal.child) void internal.child.abort().catch(() => undefined);
 					else if (internal.cancelQueued?.()) void finish(internal, "aborted", "aborted by the parent");
 				};
 				if (signal.aborted) onAbort();
@@ -681,6 +716,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		async stopAll() {
 			closed = true;
 			await Promise.all([...runs.keys()].map((id) => registry.stop(id)));
+			if (records) retryUnsaved(records);
 		},
 		setMaxConcurrent: (max) => limiter.setMax(max),
 	};

@@ -292,4 +292,72 @@ describe("run registry", () => {
 		// A poll (timeout 0) while it finishes reports progress (null), never a run that is not terminal.
 		expect(poll === null || poll.endedAt !== null).toBe(true);
 	});
+
+	it("a stop that wins over a run that failed while ending says both: that it was stopped, and what had failed", async () => {
+		let releaseFinish: () => void = () => {};
+		let finishing: () => void = () => {};
+		const finishStarted = new Promise<void>((resolve) => (finishing = resolve));
+		const registry = createRunRegistry({
+			maxConcurrent: 1,
+			emit: () => {},
+			isolation: {
+				prepare: async () => ({ cwd: null, report: null }),
+				finish: async () => {
+					finishing();
+					await new Promise<void>((resolve) => (releaseFinish = resolve));
+					return null;
+				},
+			},
+		});
+		const failing: ChildHandle = { ...child(""), run: async () => Promise.reject(new Error("ENOTDIR: not a directory, open '/t/x.jsonl'")) };
+		const { run, done } = await registry.spawn(plan(failing), { background: true });
+		await finishStarted;
+		const stopped = registry.stop(run.id);
+		releaseFinish();
+		await stopped;
+		const final = await done;
+		expect(final.state).toBe("stopped");
+		expect(final.error).toBe("stopped by the user or the parent session; it had failed: ENOTDIR: not a directory, open '/t/x.jsonl'");
+	});
+
+	it("a host whose terminal callback throws still gets every run settled and its slot back", async () => {
+		const registry = createRunRegistry({
+			maxConcurrent: 1,
+			emit: () => {},
+			onTerminal: () => {
+				throw new Error("the parent session is gone");
+			},
+		});
+		const first = await registry.spawn(plan(child("one")), { background: true });
+		const second = await registry.spawn(plan(child("two")), { background: true });
+		const bound = new Promise((resolve) => setTimeout(resolve, 2000, "still pending"));
+		expect(await Promise.race([Promise.all([first.done, second.done]).then((runs) => runs.map((r) => r.state)), bound])).toEqual(["completed", "completed"]);
+	});
+});
+
+describe("run records that could not be written", () => {
+	it("are written again once writing works: after the next run's end, and at the session's end", async () => {
+		let broken = true;
+		const written: string[] = [];
+		const denied = "the run record could not be saved to /x: ENOTDIR";
+		const records = {
+			save: async () => (broken ? denied : null),
+			saveNow: (run: RunRecord) => (broken ? denied : (written.push(`${run.description}:${run.state}`), null)),
+		};
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {}, records });
+		const a = await (await registry.spawn({ ...plan(child("a")), description: "a" }, { background: true })).done;
+		expect(a.persistError).toBe(denied);
+		broken = false;
+		await (await registry.spawn({ ...plan(child("b")), description: "b" }, { background: true })).done;
+		expect(written).toEqual(["b:completed", "a:completed"]);
+		expect(a.persistError).toBeNull();
+
+		broken = true;
+		const c = await (await registry.spawn({ ...plan(child("c")), description: "c" }, { background: true })).done;
+		expect(c.persistError).toBe(denied);
+		broken = false;
+		await registry.stopAll();
+		expect(written.at(-1)).toBe("c:completed");
+		expect(c.persistError).toBeNull();
+	});
 });
