@@ -41,7 +41,10 @@ export type DiagnosticCode =
 	// isolation (spec 05)
 	| "worktree-unavailable"
 	// run records (spec 04, ADR 0068)
-	| "run-record-invalid";
+	| "run-record-invalid"
+	// a run's own (spec 04, ADR 0079): an extension of the child that failed, a steer pi refused
+	| "extension-error"
+	| "steer-undelivered";
 
 export interface Diagnostic {
 	severity: Severity;

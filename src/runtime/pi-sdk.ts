@@ -272,6 +272,7 @@ import {
 	getReadmePath,
 	VERSION as PI_VERSION,
 } from "@earendil-works/pi-coding-agent";
+import type { Diagnostic } from "../core/diagnostics.ts";
 import type { ThinkingLevel } from "../core/values.ts";
 import { DEFAULT_MAX_FILE_BYTES, type ReadRule, readFileUnder } from "../files/read-confined.ts";
 import type { StructuredState } from "./contract.ts";
@@ -632,6 +633,50 @@ export interface ChildHandle {
 	messages(): ChildMessage[];
 	/** Release the session and its extension runtime. */
 	dispose(): void;
+	/**
+	 * What went wrong in the child without ending it: an extension that failed to load (the child
+	 * runs without it) or whose handler threw (pi goes on), as `extension-error` diagnostics.
+	 */
+	diagnostics(): Diagnostic[];
+}
+
+/** At most this many distinct extension errors are kept per child (a handler may throw on every event). */
+const MAX_EXTENSION_ERRORS = 20;
+
+/**
+ * An `extension-error` diagnostic: the extension's file (with the line and column the stack names
+ * in it, when it does), what failed, and what to do.
+ */
+export function extensionErrorDiagnostic(error: { path: string; event: string; error: string; stack?: string }): Diagnostic {
+	const frame = error.stack?.split("\n").find((line) => line.includes(error.path));
+	const at = frame ? /:(\d+):(\d+)\)?\s*$/.exec(frame) : null;
+	return {
+		severity: "error",
+		file: error.path,
+		line: at ? Number(at[1]) : null,
+		column: at ? Number(at[2]) : null,
+		code: "extension-error",
+		message:
+			error.event === "load"
+				? `this extension failed to load in the sub-agent, which ran without it: ${error.error}`
+				: `this extension's ${error.event} handler threw in the sub-agent: ${error.error}`,
+		hint: "fix the extension, or keep it out of sub-agents with childExtensions.exclude in subagents.json",
+	};
+}
+
+/** Collects a child's extension errors: distinct ones, up to {@link MAX_EXTENSION_ERRORS}. */
+function extensionErrorLog() {
+	const seen = new Set<string>();
+	const diagnostics: Diagnostic[] = [];
+	return {
+		add(error: { path: string; event: string; error: string; stack?: string }) {
+			const key = `${error.path}\0${error.event}\0${error.error}`;
+			if (seen.has(key) || diagnostics.length >= MAX_EXTENSION_ERRORS) return;
+			seen.add(key);
+			diagnostics.push(extensionErrorDiagnostic(error));
+		},
+		list: () => [...diagnostics],
+	};
 }
 
 /** Whether a turn ended with a failed model answer (`stopReason: "error"`): pi retries it or the run fails. */
@@ -688,6 +733,7 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 	const settingsManager = SettingsManager.create(options.settingsCwd ?? options.cwd, options.agentDir, { projectTrusted: options.projectTrusted });
 	const result = options.resultTool ? { tool: options.resultTool, state: { calls: 0, errors: null } as StructuredState } : null;
 	const guard = guardExtension(options.guard, options.turnLimit ?? null, result);
+	const errors = extensionErrorLog();
 	let extensions: LoadExtensionsResult;
 	if (options.extensionPaths.length === 0) {
 		extensions = { extensions: [guard], errors: [], runtime: createExtensionRuntime() };
@@ -706,6 +752,7 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		});
 		await loader.reload();
 		extensions = loader.getExtensions();
+		for (const failed of extensions.errors) errors.add({ path: failed.path, event: "load", error: failed.error });
 	}
 	const sessionManager = options.forkFile
 		? SessionManager.forkFrom(options.forkFile, options.cwd, options.sessionDir)
@@ -723,11 +770,12 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		sessionManager,
 		settingsManager,
 	});
-	if (options.extensionPaths.length > 0) await session.bindExtensions({});
-	return sessionHandle(session, result?.state ?? null);
+	// pi reports a handler that threw to this listener and goes on; the run's result names it.
+	if (options.extensionPaths.length > 0) await session.bindExtensions({ onError: (error) => errors.add({ ...error, path: error.extensionPath }) });
+	return sessionHandle(session, result?.state ?? null, errors.list);
 }
 
-function sessionHandle(session: AgentSession, structured: StructuredState | null): ChildHandle {
+function sessionHandle(session: AgentSession, structured: StructuredState | null, diagnostics: () => Diagnostic[]): ChildHandle {
 	const turn = { n: 0 };
 	return {
 		transcript: session.sessionManager.getSessionFile() ?? null,
@@ -760,6 +808,7 @@ function sessionHandle(session: AgentSession, structured: StructuredState | null
 		},
 		messages: () => childMessages(session.messages),
 		dispose: () => session.dispose(),
+		diagnostics,
 	};
 }
 

@@ -10,7 +10,10 @@ import type { InputCheck } from "../resolve/types.ts";
 import type { Contract } from "./contract.ts";
 import type { RunRecord } from "./runs.ts";
 
-/** The resolution's own diagnostics (spec 02/04/05): what this spawn discarded or changed. */
+/**
+ * The resolution's own diagnostics (spec 02/04/05): what this spawn discarded or changed; and the
+ * run's own (ADR 0079): an extension of the child that failed, a steered message pi refused.
+ */
 const RESOLUTION_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
 	"tool-unavailable",
 	"tool-dropped",
@@ -19,6 +22,8 @@ const RESOLUTION_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
 	"request-ignored",
 	"worktree-unavailable",
 	"input-unknown",
+	"extension-error",
+	"steer-undelivered",
 ]);
 
 /** Whether a diagnostic is the resolution's own for this spawn (a result warning), not a file's. */
@@ -69,8 +74,9 @@ export interface RunResult {
 	structured: unknown;
 	/**
 	 * The resolution's warnings for this spawn (dropped or unavailable tools, clamped thinking,
-	 * ignored request values, …) as `file:line:col severity code message (hint)`; never the project's
-	 * unrelated load diagnostics.
+	 * ignored request values, …) and what went wrong in the run without ending it (an extension of
+	 * the child that failed to load or threw, a steered message pi refused) as
+	 * `file:line:col severity code message (hint)`; never the project's unrelated load diagnostics.
 	 */
 	warnings: string[];
 }

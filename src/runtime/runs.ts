@@ -306,6 +306,20 @@ function quietly(callback: () => void): void {
 	}
 }
 
+/** A `steer-undelivered` diagnostic: a steered message the child's session refused. */
+function undelivered(message: string, cause: unknown): Diagnostic {
+	const shown = message.length > 80 ? `${message.slice(0, 79)}…` : message;
+	return {
+		severity: "warning",
+		file: null,
+		line: null,
+		column: null,
+		code: "steer-undelivered",
+		message: `the message ${JSON.stringify(shown)} steered to it was not delivered: ${cause instanceof Error ? cause.message : String(cause)}`,
+		hint: "steer it again in words the child reads as a message (not one of its commands)",
+	};
+}
+
 /** Why an earlier session's run cannot be steered from this one. */
 function notHere(run: RunRecord): string {
 	if (run.endedAt !== null) return `Run ${run.id} is already ${run.state}; steer only reaches queued or running runs (resume it instead).`;
@@ -402,6 +416,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				run.contract = checkContract(run.config, { cwd: internal.cwd, answer: run.text, structured: submitted });
 				if (!run.contract.ok) run.contract.repair = { steered: false, worked: false, skipped: `the run ended ${final}` };
 			}
+			run.diagnostics.push(...internal.child.diagnostics());
 			try {
 				internal.child.dispose();
 			} catch {
@@ -499,6 +514,9 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			const maxTurns = run.config.maxTurns;
 			// With max_turns ≤ 2, "two turns before the ceiling" is the start: warn before the first request.
 			if (maxTurns !== null && maxTurns <= 2) internal.buffered.push(warning(maxTurns));
+			/** A message accepted earlier that pi refuses now (e.g. it names a command of the child's extensions). */
+			const deliver = (message: string) =>
+				void child.steer(message).catch((cause: unknown) => run.diagnostics.push(undelivered(message, cause)));
 			const seen: { last: { stopReason: string; errorMessage: string | null } | null } = { last: null };
 			const unsubscribe = child.subscribe((event) => {
 				run.lastEventAt = Date.now();
@@ -506,7 +524,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 					case "turn_start":
 						run.activity = "thinking";
 						run.currentTool = null;
-						if (event.turn === 1) for (const message of internal.buffered.splice(0)) void child.steer(message);
+						if (event.turn === 1) for (const message of internal.buffered.splice(0)) deliver(message);
 						break;
 					case "turn_end":
 						run.usage = child.usage();
@@ -514,7 +532,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 						run.context = child.contextUsage();
 						// The ceiling itself is enforced in the child (pi-sdk guard, terminate).
 						if (maxTurns !== null && event.toolCalls > 0) {
-							if (event.turn === maxTurns - 2) void child.steer(warning(2));
+							if (event.turn === maxTurns - 2) deliver(warning(2));
 							if (event.turn >= maxTurns) run.limitReached = true;
 						}
 						break;
@@ -579,7 +597,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				config: plan.config,
 				trace: plan.trace,
 				ignored: plan.ignored,
-				diagnostics: plan.diagnostics,
+				diagnostics: [...plan.diagnostics],
 				resumeOf: plan.resumeOf,
 				parentSession: options.parentSession ?? null,
 				owner: currentOwner(),

@@ -21,6 +21,7 @@ function child(text: string): ChildHandle {
 		contextUsage: () => null,
 		messages: () => [],
 		dispose: () => {},
+		diagnostics: () => [],
 	};
 }
 
