@@ -638,6 +638,11 @@ export interface ChildHandle {
 	 * runs without it) or whose handler threw (pi goes on), as `extension-error` diagnostics.
 	 */
 	diagnostics(): Diagnostic[];
+	/**
+	 * Messages steered to it that it never read — they came after its last turn — once the steers
+	 * in flight have landed. Ask when `run` has settled.
+	 */
+	unread(): Promise<string[]>;
 }
 
 /** At most this many distinct extension errors are kept per child (a handler may throw on every event). */
@@ -777,6 +782,8 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 
 function sessionHandle(session: AgentSession, structured: StructuredState | null, diagnostics: () => Diagnostic[]): ChildHandle {
 	const turn = { n: 0 };
+	/** Steers pi has not queued yet (it runs input handlers first). */
+	const steering = new Set<Promise<unknown>>();
 	return {
 		transcript: session.sessionManager.getSessionFile() ?? null,
 		subscribe(listener) {
@@ -787,7 +794,17 @@ function sessionHandle(session: AgentSession, structured: StructuredState | null
 		},
 		run: (prompt) => session.prompt(prompt),
 		async steer(text) {
-			await session.steer(text);
+			const queued = session.steer(text);
+			steering.add(queued);
+			try {
+				await queued;
+			} finally {
+				steering.delete(queued);
+			}
+		},
+		async unread() {
+			await Promise.allSettled([...steering]);
+			return [...session.getSteeringMessages()];
 		},
 		abort: () => session.abort(),
 		lastText: () => session.getLastAssistantText() ?? null,

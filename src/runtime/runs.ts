@@ -307,7 +307,7 @@ function quietly(callback: () => void): void {
 }
 
 /** A `steer-undelivered` diagnostic: a steered message the child's session refused. */
-function undelivered(message: string, cause: unknown): Diagnostic {
+function undelivered(message: string, why: string, hint: string): Diagnostic {
 	const shown = message.length > 80 ? `${message.slice(0, 79)}…` : message;
 	return {
 		severity: "warning",
@@ -315,8 +315,8 @@ function undelivered(message: string, cause: unknown): Diagnostic {
 		line: null,
 		column: null,
 		code: "steer-undelivered",
-		message: `the message ${JSON.stringify(shown)} steered to it was not delivered: ${cause instanceof Error ? cause.message : String(cause)}`,
-		hint: "steer it again in words the child reads as a message (not one of its commands)",
+		message: `the message ${JSON.stringify(shown)} steered to it was not delivered: ${why}`,
+		hint,
 	};
 }
 
@@ -405,20 +405,25 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		const run = internal.record;
 		// A user stop wins any race with a finishing run.
 		const final: TerminalState = internal.stopRequested ? "stopped" : state;
-		if (internal.child) {
-			run.usage = internal.child.usage();
-			run.text = internal.child.lastText();
-			run.transcript = internal.child.transcript ?? run.transcript;
-			const submitted = internal.child.structured();
+		const child = internal.child;
+		if (child) {
+			// A message steered after the child's last turn stays unread; a stopped run's are moot.
+			const unread = final === "stopped" ? [] : await child.unread().catch(() => []);
+			const hint = "resume the run with the message to give it to the child";
+			for (const message of unread) run.diagnostics.push(undelivered(message, "it came after the child's last turn", hint));
+			run.usage = child.usage();
+			run.text = child.lastText();
+			run.transcript = child.transcript ?? run.transcript;
+			const submitted = child.structured();
 			if (submitted && "value" in submitted) run.structured = submitted.value;
 			// A run that did not complete is checked as it ended, without a repair turn.
 			if (run.contract === null && hasContract(run.config)) {
 				run.contract = checkContract(run.config, { cwd: internal.cwd, answer: run.text, structured: submitted });
 				if (!run.contract.ok) run.contract.repair = { steered: false, worked: false, skipped: `the run ended ${final}` };
 			}
-			run.diagnostics.push(...internal.child.diagnostics());
+			run.diagnostics.push(...child.diagnostics());
 			try {
-				internal.child.dispose();
+				child.dispose();
 			} catch {
 				// disposing a failed session must not hide the result
 			}
@@ -516,7 +521,10 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			if (maxTurns !== null && maxTurns <= 2) internal.buffered.push(warning(maxTurns));
 			/** A message accepted earlier that pi refuses now (e.g. it names a command of the child's extensions). */
 			const deliver = (message: string) =>
-				void child.steer(message).catch((cause: unknown) => run.diagnostics.push(undelivered(message, cause)));
+				void child.steer(message).catch((cause: unknown) => {
+					const why = cause instanceof Error ? cause.message : String(cause);
+					run.diagnostics.push(undelivered(message, why, "steer it again in words the child reads as a message (not one of its commands)"));
+				});
 			const seen: { last: { stopReason: string; errorMessage: string | null } | null } = { last: null };
 			const unsubscribe = child.subscribe((event) => {
 				run.lastEventAt = Date.now();

@@ -77,6 +77,8 @@ class Round {
 	readonly requests = new Map<string, Turn[]>();
 	readonly fired = new Map<string, Set<string>>();
 	readonly sawToolError = new Set<string>();
+	/** Children a steer was accepted for while they ran. */
+	readonly steered = new Set<string>();
 	live = 0;
 	peakLive = 0;
 	// The lifecycle events.
@@ -134,7 +136,12 @@ class Round {
 			const id = this.ids.get(marker) ?? "";
 			const action = this.byMarker.get(marker)?.action;
 			if (action === "stop-running") void this.service().stop(id);
-			if (action === "steer-running") void this.service().steer(id, steerText(marker)).finally(() => this.release(marker));
+			if (action === "steer-running") {
+				void this.service()
+					.steer(id, steerText(marker))
+					.then(() => this.steered.add(marker))
+					.finally(() => this.release(marker));
+			}
 		});
 	}
 
@@ -185,6 +192,11 @@ function probe(round: Round): FaultProbe {
 		agentEnd(marker) {
 			round.live--;
 			trace("child settled", marker, round.live);
+			// Its session has settled, its run has not ended yet: a steer now comes after its last turn.
+			const id = round.ids.get(marker);
+			if (round.byMarker.get(marker)?.action === "steer-finishing" && id && !round.steered.has(marker)) {
+				void round.service().steer(id, steerText(marker)).then(() => round.steered.add(marker), () => undefined);
+			}
 		},
 		loopEnd(marker) {
 			const id = round.ids.get(marker);
@@ -271,7 +283,7 @@ function onLifecycle(round: Round, name: string, payload: Record<string, unknown
 		round.due.splice(round.due.indexOf(next), 1);
 		const target = round.ids.get(next.marker) ?? "";
 		if (round.byMarker.get(next.marker)?.action === "stop-random") void service.stop(target);
-		else void service.steer(target, steerText(next.marker)).catch(() => undefined);
+		else void service.steer(target, steerText(next.marker)).then(() => round.steered.add(next.marker), () => undefined);
 	}
 	round.peakRegistry = Math.max(round.peakRegistry, service.list().filter((r) => r.status === "running").length);
 	if (name === "cadre:created") {
@@ -416,6 +428,11 @@ function checkRun(round: Round, r: RunResult, delivered: { notified: Map<string,
 	if ((fired.has("tool") || fired.has("ext:tool_call")) && r.status === "completed" && !round.sawToolError.has(marker)) say("the child never saw its tool's error");
 	const first = round.requests.get(marker)?.[0];
 	if (plan.action === "steer-queued" && first && !JSON.stringify(first.messages).includes(`STEER ${marker}`)) say("a message steered while queued missed its first request");
+	// An accepted steer reaches a later request of the child, or its result says it did not.
+	if (round.steered.has(marker) && r.status === "completed") {
+		const reached = round.requests.get(marker)?.some((t) => JSON.stringify(t.messages).includes(`STEER ${marker}`));
+		if (!reached && !r.warnings.some((w) => w.includes("steer-undelivered"))) say("a steer it accepted never reached it, and its result does not say so");
+	}
 }
 
 /** At the session's end every record on disk agrees with its run (ends that failed were written again). */

@@ -22,6 +22,7 @@ function child(text: string): ChildHandle {
 		messages: () => [],
 		dispose: () => {},
 		diagnostics: () => [],
+		unread: async () => [],
 	};
 }
 
@@ -333,6 +334,32 @@ describe("run registry", () => {
 		const second = await registry.spawn(plan(child("two")), { background: true });
 		const bound = new Promise((resolve) => setTimeout(resolve, 2000, "still pending"));
 		expect(await Promise.race([Promise.all([first.done, second.done]).then((runs) => runs.map((r) => r.state)), bound])).toEqual(["completed", "completed"]);
+	});
+});
+
+describe("steers", () => {
+	it("a message steered after the child's last turn, which it never read, is named in the result", async () => {
+		let settle: () => void = () => {};
+		const settled = new Promise<void>((resolve) => (settle = resolve));
+		let finishRun: () => void = () => {};
+		const queued: string[] = [];
+		const late: ChildHandle = {
+			...child("done"),
+			// The child's session settled (its last turn is over); its prompt has not returned yet.
+			run: () => (settle(), new Promise<void>((resolve) => (finishRun = resolve))),
+			steer: async (text) => void queued.push(text),
+			unread: async () => [...queued],
+		};
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {} });
+		const { run, done } = await registry.spawn(plan(late), { background: true });
+		await settled;
+		await registry.steer(run.id, "also check the tests");
+		finishRun();
+		const result = runResult(await done, 1000);
+		expect(result.status).toBe("completed");
+		expect(result.warnings).toEqual([
+			`- warning steer-undelivered the message "also check the tests" steered to it was not delivered: it came after the child's last turn (resume the run with the message to give it to the child)`,
+		]);
 	});
 });
 

@@ -41,6 +41,8 @@ export const ACTIONS = [
 	["steer-queued", 6],
 	["steer-running", 6],
 	["steer-random", 4],
+	/** Steered when its session settles (after its last turn, before the run's end). */
+	["steer-finishing", 3],
 	/** Steered while queued with a command of the child's extension (pi refuses it on delivery). */
 	["steer-command", 2],
 	/** The parent waits for it with `get_subagent_result` / polls it. */
