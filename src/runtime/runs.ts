@@ -391,13 +391,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			`[cadre] You have ${remaining} turn${remaining === 1 ? "" : "s"} left before your turn limit. Finish your work and give your final answer now.`);
 
 	/** A display must never break a run. */
-	const changed = (run: RunRecord) => {
-		try {
-			options.onChange?.(run);
-		} catch {
-			// ignored: see onChange
-		}
-	};
+	const changed = (run: RunRecord) => quietly(() => options.onChange?.(run));
 
 	const finish = async (internal: Internal, state: TerminalState, error: string | null) => {
 		if (internal.finished) return;
