@@ -61,6 +61,22 @@ function busyChild(turns: number, before: (turn: number) => Promise<unknown> = (
 	};
 }
 
+/** Isolation whose wrap-up waits for the test: `finishStarted` once it began, `releaseFinish()` ends it. */
+function heldWrapUp() {
+	let releaseFinish: () => void = () => {};
+	let finishing: () => void = () => {};
+	const finishStarted = new Promise<void>((resolve) => (finishing = resolve));
+	const isolation = {
+		prepare: async () => ({ cwd: null, report: null }),
+		finish: async () => {
+			finishing();
+			await new Promise<void>((resolve) => (releaseFinish = resolve));
+			return null;
+		},
+	};
+	return { isolation, finishStarted, releaseFinish: () => releaseFinish() };
+}
+
 describe("run records", () => {
 	it("are saved at creation, at state changes and at the end, on turn ends at most once per interval, one write at a time", async () => {
 		const saved: string[] = [];
@@ -142,22 +158,9 @@ describe("run records", () => {
 
 describe("run registry", () => {
 	it("a stop that arrives while a finished run's isolation is wrapping up wins: the run is recorded stopped", async () => {
-		let releaseFinish: () => void = () => {};
-		let finishing: () => void = () => {};
-		const finishStarted = new Promise<void>((resolve) => (finishing = resolve));
+		const { isolation, finishStarted, releaseFinish } = heldWrapUp();
 		const events: { name: LifecycleEvent; status: unknown }[] = [];
-		const registry = createRunRegistry({
-			maxConcurrent: 1,
-			emit: (name, payload) => events.push({ name, status: payload.status }),
-			isolation: {
-				prepare: async () => ({ cwd: null, report: null }),
-				finish: async () => {
-					finishing();
-					await new Promise<void>((resolve) => (releaseFinish = resolve));
-					return null;
-				},
-			},
-		});
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: (name, payload) => events.push({ name, status: payload.status }), isolation });
 		const { run, done } = await registry.spawn(plan(child("final answer")), { background: true });
 		await finishStarted;
 		const stopped = registry.stop(run.id);
@@ -268,21 +271,8 @@ describe("run registry", () => {
 	});
 
 	it("a wait that arrives while a run is finishing answers with the terminal record, not the running one", async () => {
-		let releaseFinish: () => void = () => {};
-		let finishing: () => void = () => {};
-		const finishStarted = new Promise<void>((resolve) => (finishing = resolve));
-		const registry = createRunRegistry({
-			maxConcurrent: 1,
-			emit: () => {},
-			isolation: {
-				prepare: async () => ({ cwd: null, report: null }),
-				finish: async () => {
-					finishing();
-					await new Promise<void>((resolve) => (releaseFinish = resolve));
-					return null;
-				},
-			},
-		});
+		const { isolation, finishStarted, releaseFinish } = heldWrapUp();
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {}, isolation });
 		const { run } = await registry.spawn(plan(child("final answer")), { background: true });
 		await finishStarted;
 		const waited = registry.wait(run.id, null);
@@ -296,21 +286,8 @@ describe("run registry", () => {
 	});
 
 	it("a stop that wins over a run that failed while ending says both: that it was stopped, and what had failed", async () => {
-		let releaseFinish: () => void = () => {};
-		let finishing: () => void = () => {};
-		const finishStarted = new Promise<void>((resolve) => (finishing = resolve));
-		const registry = createRunRegistry({
-			maxConcurrent: 1,
-			emit: () => {},
-			isolation: {
-				prepare: async () => ({ cwd: null, report: null }),
-				finish: async () => {
-					finishing();
-					await new Promise<void>((resolve) => (releaseFinish = resolve));
-					return null;
-				},
-			},
-		});
+		const { isolation, finishStarted, releaseFinish } = heldWrapUp();
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {}, isolation });
 		const failing: ChildHandle = { ...child(""), run: async () => Promise.reject(new Error("ENOTDIR: not a directory, open '/t/x.jsonl'")) };
 		const { run, done } = await registry.spawn(plan(failing), { background: true });
 		await finishStarted;
