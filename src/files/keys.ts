@@ -19,10 +19,10 @@ import {
 	THINKING_LEVELS,
 } from "../core/values.ts";
 import { compileSchema } from "../core/json-schema.ts";
-import { describeMapping, foreignKeyFor, foreignKeyKind, type MappedValues } from "./foreign-keys.ts";
+import { describeMapping, type ForeignSource, foreignKeyFor, foreignKeyKind, type MappedValues, type RenamedTarget } from "./foreign-keys.ts";
 import { checkConfined } from "./read-confined.ts";
 import type { Pos, RawField, RawValue } from "./raw.ts";
-import { suggestKey } from "./suggest.ts";
+import { suggestKey, toSnakeCase } from "./suggest.ts";
 import { checkToolNames } from "./tool-names.ts";
 import type { EntryKind, EntryLayer, FileRef, IoSpec, Rejected, Sourced, ToolKind, ToolRule, UnreadRestriction } from "./types.ts";
 
@@ -343,6 +343,14 @@ function unknownKey(ctx: LayerContext, field: RawField, known: string[], what: s
 	return diag("error", ctx.file, field.keyPos, "unknown-key", message, hint);
 }
 
+/** Another tool's name for a cadre key: still an unknown key here (files in cadre's folders use cadre's names). */
+function renamedKey(ctx: LayerContext, field: RawField, isA: string, target: RenamedTarget, from: ForeignSource): Diagnostic {
+	const cadre = target === "body" ? "the file's body (below the closing ---)" : `cadre's ${target}`;
+	const message = `unknown key ${field.key} in ${ctx.kind} ${ctx.name}: ${isA} for ${cadre}, so it is ignored`;
+	const hint = `${target === "body" ? "move the text into the body" : `rename it to ${target}`}, or convert the file with \`cadre import --from ${from}\``;
+	return diag("error", ctx.file, field.keyPos, "unknown-key", message, hint);
+}
+
 /** Validates one layer's raw fields. Never throws; every problem becomes a diagnostic. */
 export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], ctx: LayerContext): ValidatedLayer<K> {
 	const specs = KEY_SPECS[kind];
@@ -391,12 +399,15 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 			diagnostics.push(diag("warning", ctx.file, field.keyPos, "removed-key", `${key} has no effect: ${removed.why}`, removed.instead));
 			continue;
 		}
-		const foreign = foreignKeyFor(key, field.val.value);
+		// A kind's own text key (`prompt` of a role) is never another tool's key.
+		const foreign = key === TEXT_KEY[kind] ? null : foreignKeyFor(key, field.val.value);
 		if (foreign) {
 			const reading = foreign.read(field.val.value);
 			const isA = `${key} is ${foreignKeyKind(foreign)}`;
 			if (reading.outcome === "mapped") mappedKeys.push({ field, isA, values: reading.values, notes: reading.notes });
 			else if (reading.outcome === "refused") refuse(field, isA, reading.why, reading.fix);
+			else if (reading.outcome === "renamed" && toSnakeCase(key) === reading.key) diagnostics.push(unknownKey(ctx, field, known(), what));
+			else if (reading.outcome === "renamed") diagnostics.push(renamedKey(ctx, field, isA, reading.key, foreign.from[0] as ForeignSource));
 			else diagnostics.push(diag("warning", ctx.file, field.keyPos, "unknown-key", `${isA} that cadre does not use (${reading.why}); it is ignored`, reading.instead));
 			continue;
 		}
