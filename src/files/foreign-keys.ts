@@ -44,14 +44,14 @@ export type ForeignReading =
 	/** It restricts nothing a cadre child could do, at least with this value. */
 	| { outcome: "ignored"; why: string; instead: string }
 	/**
-	 * It is cadre's `key` under another name (`body`: the file's Markdown body). The loader still
-	 * rejects it as an unknown key (files in cadre's folders use cadre's names); `cadre import`
-	 * writes `value` under `key`.
+	 * It is cadre's `key` under another name (`body`: the file's Markdown body). The loader ignores
+	 * it with a warning, like other tools' keys (files in cadre's folders use cadre's names);
+	 * `cadre import` writes `value` under `key`.
 	 */
 	| { outcome: "renamed"; key: RenamedTarget; value: unknown };
 
 /** The cadre keys other tools' keys are renamed to; `body` is the standing instructions. */
-export type RenamedTarget = "max_turns" | "thinking" | "inherit_context" | "body";
+export type RenamedTarget = "max_turns" | "thinking" | "inherit_context" | "run_in_background" | "body";
 
 export interface ForeignKey {
 	key: string;
@@ -427,7 +427,12 @@ const always = (why: string, instead: string) => (): ForeignReading => ignored(w
 const NO_NESTING = always("cadre children never get the spawn tools, so they cannot start children of their own", "remove it");
 const NO_TIMER = always("cadre has no time limits", "bound the child with `max_turns`");
 const NO_TRANSCRIPT_KEYS = always("cadre keeps a transcript of every run in its own place", "remove it");
-const BACKGROUND = always("cadre reads `run_in_background`", "write `run_in_background: true`");
+/** Claude Code's `background`, Cursor's `is_background`, nicobailon's `async`: cadre's `run_in_background`. */
+function background(value: unknown): ForeignReading {
+	if (typeof value === "boolean") return { outcome: "renamed", key: "run_in_background", value };
+	return ignored("cadre reads `run_in_background`", "write `run_in_background: true`");
+}
+const BACKGROUND = background;
 const SAMPLING = always("cadre does not set sampling parameters", "remove it");
 const STEPS = always("cadre counts turns", "write `max_turns`");
 const SKILLS = always("cadre children see the parent's skills", "remove it");

@@ -289,7 +289,8 @@ export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
 /** The key that carries the text in TOML files and settings entries. */
 export const TEXT_KEY: Record<EntryKind, string | null> = { definition: null, role: "prompt", persona: "instructions" };
 
-const REMOVED: Record<string, { why: string; instead: string }> = {
+/** Keys a definition no longer has (spec 01), with why and what to do instead; `cadre import` reports them too. */
+export const REMOVED_KEYS: Readonly<Record<string, { why: string; instead: string }>> = {
 	prompt_mode: {
 		why: "a definition has one shape: a nonempty body replaces the instructions below it, an empty body inherits them",
 		instead: "remove prompt_mode; leave the body empty to keep the lower layer's instructions",
@@ -343,12 +344,12 @@ function unknownKey(ctx: LayerContext, field: RawField, known: string[], what: s
 	return diag("error", ctx.file, field.keyPos, "unknown-key", message, hint);
 }
 
-/** Another tool's name for a cadre key: still an unknown key here (files in cadre's folders use cadre's names). */
+/** Another tool's name for a cadre key: ignored with a warning, like other tools' keys (ADR 0010, 0094). */
 function renamedKey(ctx: LayerContext, field: RawField, isA: string, target: RenamedTarget, from: ForeignSource): Diagnostic {
 	const cadre = target === "body" ? "the file's body (below the closing ---)" : `cadre's ${target}`;
-	const message = `unknown key ${field.key} in ${ctx.kind} ${ctx.name}: ${isA} for ${cadre}, so it is ignored`;
+	const message = `${isA} for ${cadre}; cadre reads only its own names in its folders, so it is ignored`;
 	const hint = `${target === "body" ? "move the text into the body" : `rename it to ${target}`}, or convert the file with \`cadre import --from ${from}\``;
-	return diag("error", ctx.file, field.keyPos, "unknown-key", message, hint);
+	return diag("warning", ctx.file, field.keyPos, "unknown-key", message, hint);
 }
 
 /** Validates one layer's raw fields. Never throws; every problem becomes a diagnostic. */
@@ -394,7 +395,7 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 			}
 			continue;
 		}
-		const removed = Object.hasOwn(REMOVED, key) ? REMOVED[key] : undefined;
+		const removed = Object.hasOwn(REMOVED_KEYS, key) ? REMOVED_KEYS[key] : undefined;
 		if (removed && kind === "definition") {
 			diagnostics.push(diag("warning", ctx.file, field.keyPos, "removed-key", `${key} has no effect: ${removed.why}`, removed.instead));
 			continue;
@@ -499,7 +500,10 @@ function applyMapped(
 		const existing = keys[target.key];
 		const value = values[target.value];
 		if (target.key === "tool_rules") {
-			const rules = [...((existing?.value as ToolRule[] | undefined) ?? []), ...(value as ToolRule[])];
+			// Each key's rules are a set of their own: one key's allow never undoes another's deny.
+			const earlier = (existing?.value as ToolRule[] | undefined) ?? [];
+			const set = new Set(earlier.map((rule) => rule.set ?? 0)).size;
+			const rules = [...earlier, ...(value as ToolRule[]).map((rule) => ({ ...rule, set }))];
 			keys[target.key] = { value: rules, source: existing?.source ?? at.sourceAt(field.keyPos), column: existing?.column ?? field.keyPos.column };
 		} else if (existing === undefined) {
 			keys[target.key] = { value, source: at.sourceAt(field.keyPos), column: field.keyPos.column };

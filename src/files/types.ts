@@ -78,6 +78,12 @@ export type OutputSchemaKey = { inline: Record<string, unknown> } | { file: File
 export interface ToolRule {
 	pattern: string;
 	allow: boolean;
+	/**
+	 * The key the rule was read from, as a number: each key's rules filter on their own, and the
+	 * child keeps a tool only when every key's rules keep it, so one key's `allow` never gives back
+	 * a tool another key denied. Rules without one form one set.
+	 */
+	set?: number;
 }
 
 /**

@@ -189,7 +189,9 @@ describe("loading foreign restriction keys", () => {
 });
 
 describe("what cadre import needs from the table (issue 12)", () => {
-	it("names other tools' keys for cadre keys under another name (renamed), without loosening the loader", () => {
+	it("names other tools' keys for cadre keys under another name (renamed)", () => {
+		expect(read("background", true)).toMatchObject({ outcome: "renamed", key: "run_in_background", value: true });
+		expect(read("async", false)).toMatchObject({ outcome: "renamed", key: "run_in_background", value: false });
 		expect(read("maxTurns", 12)).toMatchObject({ outcome: "renamed", key: "max_turns", value: 12 });
 		expect(read("developer_instructions", "Review.")).toMatchObject({ outcome: "renamed", key: "body", value: "Review." });
 		expect(read("model_reasoning_effort", "high")).toMatchObject({ outcome: "renamed", key: "thinking", value: "high" });
@@ -240,10 +242,10 @@ describe("what cadre import needs from the table (issue 12)", () => {
 });
 
 describe("loading a key cadre has under another name", () => {
-	it("is an unknown-key error that names the cadre key, as before", () => {
+	it("is ignored with an unknown-key warning that names the cadre key (a camelCase spelling stays an error)", () => {
 		const r = layout({ "project/.pi/agents/claude.md": "---\ndescription: From Claude\nmaxTurns: 5\nreasoningEffort: high\n---\nWork.\n" }).load();
 		expect(where(r)).toEqual([".pi/agents/claude.md:3:1 unknown-key", ".pi/agents/claude.md:4:1 unknown-key"]);
-		expect(r.diagnostics.map((d) => d.severity)).toEqual(["error", "error"]);
+		expect(r.diagnostics.map((d) => d.severity)).toEqual(["error", "warning"]);
 		expect(r.diagnostics[0]?.message).toContain("max_turns");
 		expect(r.diagnostics[1]?.message).toContain("opencode key for cadre's thinking");
 		expect(r.diagnostics[1]?.hint).toContain("cadre import --from opencode");
