@@ -3,7 +3,8 @@
  * user can fix it. Codes are stable strings (spec 01 "Diagnostics", spec 02 "Failures").
  */
 
-export type Severity = "error" | "warning";
+/** `info` only points something out (ADR 0096): it never fails `check`, even under `--strict`. */
+export type Severity = "error" | "warning" | "info";
 
 /** Stable diagnostic codes. Tests and `--json` consumers match on these strings. */
 export type DiagnosticCode =
@@ -26,6 +27,7 @@ export type DiagnosticCode =
 	| "foreign-key"
 	| "restriction-unread"
 	| "unknown-tool"
+	| "foreign-files"
 	// resolution (spec 02, 04)
 	| "tool-unavailable"
 	| "tool-dropped"

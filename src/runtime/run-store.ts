@@ -178,7 +178,8 @@ export function storedRecord(run: RunRecord, savedAt: number = Date.now()): Stor
 		config: run.config as StoredRecord["config"],
 		trace: run.trace as StoredRecord["trace"],
 		ignored: run.ignored,
-		diagnostics: run.diagnostics.filter(isResolutionDiagnostic),
+		// Resolution never reports `info` (only check and list do); the record keeps errors and warnings.
+		diagnostics: run.diagnostics.filter(isResolutionDiagnostic).filter((d): d is Diagnostic & { severity: "error" | "warning" } => d.severity !== "info"),
 	};
 }
 
