@@ -129,6 +129,15 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 		code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("clean", null, opts, io);
 	});
 
+	common(program.command("import").argument("[paths...]").description("convert other tools' agent files into cadre files"))
+		.requiredOption("--from <tool>", "claude | opencode | gemini | codex | tintinweb | nicobailon | grok")
+		.option("--scope <scope>", "project (default) or user")
+		.option("--dry-run", "report without writing")
+		.option("--force", "overwrite cadre files that differ")
+		.action(async (paths: string[], opts: CommonOptions & Record<string, unknown>) => {
+			code = await (await import("./import-command.ts")).runImportCommand(paths, opts, io);
+		});
+
 	program.addOption(new Option("--no-color", "never colour output").hideHelp());
 	// `--no-color` means what NO_COLOR means, for every subcommand.
 	program.hook("preAction", () => {
