@@ -13,5 +13,5 @@ export type ForeignRead = { ok: true; text: string } | { ok: false; why: string 
 export function readForeignFile(path: string, root: string, confine: "project" | "user" = "project"): ForeignRead {
 	const read = readFileUnder(path, { confine, root, maxBytes: DEFAULT_MAX_FILE_BYTES });
 	if (read.ok) return { ok: true, text: read.text };
-	return { ok: false, why: read.code === "path-escape" ? `it ${read.reason}: it leaves ${root}` : `it ${read.reason}` };
+	return { ok: false, why: `it ${read.reason}` };
 }

@@ -95,16 +95,16 @@ describe("writing", () => {
 		mkdirSync(join(p.dir, ".claude", "agents"), { recursive: true });
 		symlinkSync(join(p.root, "home", "secret.md"), join(p.dir, ".claude", "agents", "linked.md"));
 		const claude = importJson(p, "claude");
-		expect(file(claude.json, ".claude/agents/linked.md")).toMatchObject({ action: "skip", reason: expect.stringMatching(/cadre does not read it: it leaves/) });
+		expect(file(claude.json, ".claude/agents/linked.md")).toMatchObject({ action: "skip", reason: expect.stringMatching(/^cadre does not read it: it resolves to .*secret\.md, outside .*project$/) });
 		const opencode = importJson(p, "opencode");
-		expect(field(file(opencode.json, "opencode.json#agent.leaky"), "prompt")).toMatchObject({ outcome: "dropped", why: expect.stringContaining("it leaves") });
+		expect(field(file(opencode.json, "opencode.json#agent.leaky"), "prompt")).toMatchObject({ outcome: "dropped", why: expect.stringMatching(/cannot be read: it is outside .*project$/) });
 		expect(readFileSync(join(p.dir, ".pi/agents/leaky.md"), "utf8")).not.toContain("TOKEN");
 	});
 
 	it("skips a foreign file larger than it reads", () => {
 		const p = projectWith(null, { "project/.claude/agents/huge.md": `---\ndescription: Huge\n---\n${"x".repeat(1024 * 1024 + 10)}\n` });
 		const run = importJson(p, "claude");
-		expect(file(run.json, ".claude/agents/huge.md")).toMatchObject({ action: "skip", reason: expect.stringContaining("bytes") });
+		expect(file(run.json, ".claude/agents/huge.md")).toMatchObject({ action: "skip", reason: "cadre does not read it: it is 1.0 MiB, over the 1.0 MiB limit" });
 		expect(run.code).toBe(1);
 	});
 
