@@ -76,7 +76,7 @@ async function load<T>(command: string, module: Promise<T>): Promise<T> {
 		throw new UsageError(
 			`${command} needs pi's packages (${PI_PEER}), which are not installed where cadre is. ` +
 				"npm installs them with cadre unless --omit=peer or --legacy-peer-deps was given: reinstall cadre without those, " +
-				"or add them (`npm install @earendil-works/pi-coding-agent`, `-g` for a global cadre). list, check and worktrees run without them.",
+				"or add them (`npm install @earendil-works/pi-coding-agent`, `-g` for a global cadre). list, check, worktrees and import run without them.",
 		);
 	}
 }
@@ -135,7 +135,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 		.option("--dry-run", "report without writing")
 		.option("--force", "overwrite cadre files that differ")
 		.action(async (paths: string[], opts: CommonOptions & Record<string, unknown>) => {
-			code = await (await import("./import-command.ts")).runImportCommand(paths, opts, io);
+			code = await (await load("import", import("./import-command.ts"))).runImportCommand(paths, opts, io);
 		});
 
 	program.addOption(new Option("--no-color", "never colour output").hideHelp());
