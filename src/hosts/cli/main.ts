@@ -116,6 +116,14 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 			code = await (await load("prompt", import("./prompt-command.ts"))).runPrompt(type, opts, io);
 		});
 
+	requestFlags(program.command("run").argument("[type]").argument("[task]").description("run a child headlessly through pi's SDK (docs/cli-run.md)"))
+		.option("--resume <id>", "continue a finished run with the task").option("--batch <file>", "JSON lines of requests, run through the limiter")
+		.option("--verbose", "progress lines on stderr without a terminal").option("--events", "the run's events as JSON lines on stderr")
+		.action(async (type: string | undefined, task: string | undefined, opts: import("./run-command.ts").RunCommandOptions) => {
+			(await import("./pi-bundle.ts")).usePiBundle();
+			code = await (await import("./run-command.ts")).runRun([type, task].filter((arg) => arg !== undefined), opts, io);
+		});
+
 	const worktrees = program.command("worktrees").description("list, apply and clean cadre's worktrees");
 	common(worktrees.command("list").description("worktrees and branches cadre created")).action(async (opts: CommonOptions) => {
 		code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("list", null, opts, io);

@@ -8,11 +8,7 @@ import type { Entry, LoadResult } from "../../files/types.ts";
 import { enabledTypes, resolve } from "../../resolve/resolve.ts";
 import type { ModelCatalog, SpawnReader } from "../../resolve/types.ts";
 
-export const SUBAGENT_TOOL = "subagent";
-export const RESULT_TOOL = "get_subagent_result";
-export const STEER_TOOL = "steer_subagent";
-/** Children never get these (depth 1). */
-export const SPAWN_TOOLS: ReadonlySet<string> = new Set([SUBAGENT_TOOL, RESULT_TOOL, STEER_TOOL]);
+export { RESULT_TOOL, SPAWN_TOOLS, STEER_TOOL, SUBAGENT_TOOL } from "../spawn/tool-names.ts";
 
 export const subagentParameters = Type.Object({
 	prompt: Type.String({ description: "The complete task; the sub-agent sees nothing else" }),

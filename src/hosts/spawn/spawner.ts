@@ -28,8 +28,7 @@ import { recordWriter } from "../../runtime/run-store.ts";
 import { resultTool } from "../../runtime/structured-result.ts";
 import { chainRoot, createRunRegistry, type ProgressListener, type RunRecord, type RunRegistry, type RunRegistryOptions } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../runtime/worktree-hooks.ts";
-// cadre's own tools (a parent pi may have them): never a child's (depth 1), nor counted as the parent's.
-import { SPAWN_TOOLS } from "../pi/tools.ts";
+import { SPAWN_TOOLS } from "./tool-names.ts";
 import { loadFor, type ParentSnapshot, planSpawn } from "./plan.ts";
 
 /** Options for {@link createSpawner}. */
