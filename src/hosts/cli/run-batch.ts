@@ -9,8 +9,8 @@
 import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { safeLine } from "../../core/terminal-text.ts";
+import { readFileUnder } from "../../files/read-confined.ts";
 import type { SpawnRequest } from "../../resolve/types.ts";
-import { readRegularFile } from "../../runtime/run-store.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import { type CliIo, UsageError } from "./io.ts";
 import { requestFromJson } from "./request-context.ts";
@@ -48,8 +48,9 @@ export function readBatch(file: string, base: SpawnRequest, io: CliIo): BatchIte
 	let text: string;
 	if (file === "-") text = readFileSync(0, "utf8");
 	else {
-		const read = readRegularFile(resolvePath(io.cwd, file), MAX_BATCH_BYTES);
-		if (!read.ok) throw new UsageError(`--batch ${file}: ${read.reason}`);
+		// The user names the file: any path, but a regular file of bounded size.
+		const read = readFileUnder(resolvePath(io.cwd, file), { confine: "any", root: io.cwd, maxBytes: MAX_BATCH_BYTES });
+		if (!read.ok) throw new UsageError(`--batch ${file} ${read.reason}`);
 		text = read.text;
 	}
 	const items = parseBatch(text, base);
