@@ -4,7 +4,7 @@
  * model in its `settings.json` — so every request goes through pi's own provider code. Replies are
  * routed by the request (the child's `<active_agent>` tag, its step), never by arrival order.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatReply, type ChatRequest, type ChatServer, startChatServer } from "../support/chat-server.ts";
@@ -47,6 +47,20 @@ describe("cadre run: one child through pi's SDK against a real HTTP endpoint", (
 		const [record] = records(world.agentDir);
 		expect(record).toMatchObject({ type: "explore", state: "completed", text: "found it in one look", background: false });
 		expect(existsSync(record?.transcript as string)).toBe(true);
+	});
+
+	it("cuts the child's identity from pi's own prompt for that directory: the user's SYSTEM.md, the project's AGENTS.md", async () => {
+		const world = runWorld("run-identity-", server.baseUrl, {
+			files: { "agent/SYSTEM.md": "You are Quill, the house assistant of this team.\n", "project/AGENTS.md": "Always answer in haiku.\n" },
+		});
+		server.setScript(() => ({ text: "ok" }));
+		const before = server.requests.length;
+		const run = await cadre(world, ["run", "explore", "look"]);
+		expect(run.code, run.stderr).toBe(0);
+		const system = (server.requests[before] as ChatRequest).system;
+		expect(system).toMatch(/^You are Quill, the house assistant of this team\./);
+		expect(system).toContain("Always answer in haiku.");
+		expect(system).toContain('<active_agent name="explore"/>');
 	});
 
 	it("--json prints the whole result: requested vs used, warnings, usage, tool uses through a real tool call", async () => {
@@ -149,6 +163,58 @@ describe("cadre run: one child through pi's SDK against a real HTTP endpoint", (
 		const missing = await cadre(world, ["run", "--resume", "explore-zzzzzz", "more"]);
 		expect(missing.code).toBe(1);
 		expect(missing.stderr).toContain("no run explore-zzzzzz is recorded in");
+	});
+});
+
+describe("cadre run: the user's pi configuration and extensions, as pi loads them", () => {
+	/** A user extension registering a provider at the stub and a tool; it notes each load in `log`. */
+	const userExtension = (baseUrl: string, log: string) => `
+import { appendFileSync } from "node:fs";
+import { Type } from "typebox";
+export default function (pi) {
+	appendFileSync(${JSON.stringify(log)}, "user\\n");
+	pi.registerProvider("extstub", {
+		baseUrl: ${JSON.stringify(baseUrl)}, apiKey: "ext-key", api: "openai-completions",
+		models: [{ id: "ext-model", name: "ext", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 4096 }],
+	});
+	pi.registerTool({ name: "ext_tool", label: "ext", description: "a user extension's tool", parameters: Type.Object({}),
+		async execute() { return { content: [{ type: "text", text: "ok" }], details: undefined }; } });
+}
+`;
+	const projectExtension = (log: string) => `
+import { appendFileSync } from "node:fs";
+export default function () { appendFileSync(${JSON.stringify(log)}, "project\\n"); }
+`;
+
+	it("runs on a provider a user extension registers (pi's default model there), with the extension reloaded into the child; an untrusted project's extension never loads", async () => {
+		const world = runWorld("run-ext-", server.baseUrl, {
+			files: {
+				"agent/models.json": JSON.stringify({ providers: {} }),
+				"agent/settings.json": JSON.stringify({ defaultProvider: "extstub", defaultModel: "ext-model" }),
+			},
+		});
+		const log = join(world.root, "loads.log");
+		writeFileSync(log, "");
+		mkdirSync(join(world.agentDir, "extensions"));
+		writeFileSync(join(world.agentDir, "extensions", "user-ext.ts"), userExtension(server.baseUrl, log));
+		mkdirSync(join(world.project, ".pi", "extensions"), { recursive: true });
+		writeFileSync(join(world.project, ".pi", "extensions", "project-ext.ts"), projectExtension(log));
+		server.setScript((request) => ({ text: `${request.agent} on ${request.model}` }));
+		const before = server.requests.length;
+		const run = await cadre(world, ["run", "general-purpose", "hello", "--json"]);
+		expect(run.code, run.stderr).toBe(0);
+		expect(JSON.parse(run.stdout)).toMatchObject({ status: "completed", model: "extstub/ext-model", text: "general-purpose on ext-model" });
+		const request = server.requests[before] as ChatRequest;
+		expect(request.authorization).toBe("Bearer ext-key");
+		// The parent's active tools include the extension's; the child has it (its extension reloaded).
+		expect(request.tools).toContain("ext_tool");
+		// Loaded for the parent and again for the child; the untrusted project's extension: never.
+		expect(readFileSync(log, "utf8")).toBe("user\nuser\n");
+
+		writeFileSync(log, "");
+		const trusted = await cadre(world, ["run", "general-purpose", "hello", "--trust-project"]);
+		expect(trusted.code, trusted.stderr).toBe(0);
+		expect(readFileSync(log, "utf8").split("\n").filter(Boolean).sort()).toEqual(["project", "project", "user", "user"]);
 	});
 });
 
