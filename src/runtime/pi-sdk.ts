@@ -896,6 +896,8 @@ export interface HeadlessParent {
 	childExtensions(exclude: readonly string[]): ChildExtensionSet;
 	/** pi's startup diagnostics (extension load errors, settings problems), in pi's words. */
 	diagnostics: { type: string; message: string }[];
+	/** The project has trust-gated resources (`.pi/` settings, extensions, …) that were not loaded: it is not trusted. */
+	untrustedResources: boolean;
 	/** End the session as pi does at exit (`session_shutdown`, credential writes settled). */
 	dispose(): Promise<void>;
 }
@@ -959,6 +961,7 @@ export async function createHeadlessParent(options: HeadlessParentOptions): Prom
 		ctx: runtime.session.extensionRunner.createCommandContext(),
 		childExtensions: (exclude) => childExtensionSet(extensions, exclude),
 		diagnostics: runtime.diagnostics.map((d) => ({ type: d.type, message: d.message })),
+		untrustedResources: !projectTrusted && hasTrustRequiringProjectResources(options.cwd),
 		dispose: () => runtime.dispose(),
 	};
 }

@@ -69,9 +69,13 @@ describe("cadre run: one child through pi's SDK against a real HTTP endpoint", (
 		server.setScript((request) =>
 			request.step === 0 ? { toolCalls: [{ name: "read", arguments: { path: "data.txt" } }], usage: { prompt: 100, completion: 10 } } : { text: `the file says ${request.lastText.trim()}`, usage: { prompt: 120, completion: 5 } },
 		);
-		const run = await cadre(world, ["run", "general-purpose", "read data.txt", "--model", "stub/model-b", "--capability", "read-only", "--thinking", "high", "--json"]);
+		const run = await cadre(world, ["run", "general-purpose", "read data.txt", "--model", "stub/model-b", "--capability", "read-only", "--thinking", "high", "--json", "--events"]);
 		expect(run.code, run.stderr).toBe(0);
 		const result = JSON.parse(run.stdout);
+		// --events: the run's events as JSON lines on stderr, lifecycle and the child's steps.
+		const events = run.stderr.trim().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+		expect(events.map((event) => event.event)).toEqual(expect.arrayContaining(["cadre:created", "cadre:started", "turn_start", "tool_start", "tool_end", "cadre:completed"]));
+		expect(events.every((event) => event.id === result.id && typeof event.at === "number")).toBe(true);
 		expect(result).toMatchObject({
 			type: "general-purpose",
 			status: "completed",
@@ -208,12 +212,13 @@ export default function () { appendFileSync(${JSON.stringify(log)}, "project\\n"
 		expect(request.authorization).toBe("Bearer ext-key");
 		// The parent's active tools include the extension's; the child has it (its extension reloaded).
 		expect(request.tools).toContain("ext_tool");
-		// Loaded for the parent and again for the child; the untrusted project's extension: never.
+		// Loaded for the parent and again for the child; the untrusted project's extension: never, and said so.
 		expect(readFileSync(log, "utf8")).toBe("user\nuser\n");
+		expect(run.stderr).toContain("this project is not trusted: its .pi/ settings, extensions, skills and prompts are not loaded");
 
 		writeFileSync(log, "");
 		const trusted = await cadre(world, ["run", "general-purpose", "hello", "--trust-project"]);
-		expect(trusted.code, trusted.stderr).toBe(0);
+		expect(trusted).toMatchObject({ code: 0, stderr: "" });
 		expect(readFileSync(log, "utf8").split("\n").filter(Boolean).sort()).toEqual(["project", "project", "user", "user"]);
 	});
 });

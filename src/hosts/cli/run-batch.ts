@@ -11,6 +11,7 @@ import { resolve as resolvePath } from "node:path";
 import { safeLine } from "../../core/terminal-text.ts";
 import { readFileUnder } from "../../files/read-confined.ts";
 import type { SpawnRequest } from "../../resolve/types.ts";
+import { counted } from "../../runtime/result.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import { type CliIo, UsageError } from "./io.ts";
 import { requestFromJson } from "./request-context.ts";
@@ -68,7 +69,7 @@ function humanLine(outcome: Outcome, total: number, done: number): string {
 	if (!run) return `${head} — ${outcome.error ?? ""}`;
 	const took = run.startedAt === null ? "not started" : `${(((run.endedAt ?? Date.now()) - run.startedAt) / 1000).toFixed(1)}s`;
 	const tail = run.state === "completed" ? "" : ` — ${run.error ?? ""}`;
-	return `${head} ${run.id} (${run.type}: ${run.description}) · ${run.turns} turns · ${run.toolUses} tool uses · ${shortCount(tokens(run))} tokens · ${took}${tail}`;
+	return `${head} ${run.id} (${run.type}: ${run.description}) · ${counted(run.turns, "turn")} · ${counted(run.toolUses, "tool use")} · ${shortCount(tokens(run))} tokens · ${took}${tail}`;
 }
 
 function jsonLine(outcome: Outcome): string {

@@ -13,7 +13,7 @@ import type { SpawnRequest } from "../../resolve/types.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
 import { createHeadlessParent, type HeadlessParent, transcriptDir } from "../../runtime/pi-sdk.ts";
 import { loadRun, recordPath } from "../../runtime/run-store.ts";
-import { type RunResult, runResult } from "../../runtime/result.ts";
+import { counted, type RunResult, runResult } from "../../runtime/result.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import { WorktreeRefusedError } from "../../runtime/worktree-hooks.ts";
 import { SpawnRefused } from "../spawn/plan.ts";
@@ -105,6 +105,9 @@ export async function openRunSession(opts: RunCommandOptions, io: CliIo): Promis
 	});
 	const parent = await createHeadlessParent({ cwd, agentDir, trustProject: opts.trustProject === true });
 	for (const diagnostic of parent.diagnostics) io.err(`pi: ${diagnostic.type}: ${safeLine(diagnostic.message)}\n`);
+	if (parent.untrustedResources) {
+		io.err("cadre: this project is not trusted: its .pi/ settings, extensions, skills and prompts are not loaded (trust the folder in pi, or pass --trust-project)\n");
+	}
 	const recordsDir = transcriptDir(parent.ctx, agentDir);
 	const earlier = opts.resume && RUN_ID.test(opts.resume) ? storedChain(recordsDir, opts.resume) : [];
 	let progress: ProgressReporter | null = null;
@@ -150,7 +153,7 @@ export function fullResult(run: RunRecord): RunResult {
 /** The line `cadre run` ends with on a terminal or with `--verbose`. */
 function summaryLine(run: RunRecord): string {
 	const took = run.startedAt === null ? "not started" : `${(((run.endedAt ?? Date.now()) - run.startedAt) / 1000).toFixed(1)}s`;
-	return `cadre: ${run.id} ${run.state}${run.limitReached ? " at its max_turns limit" : ""} · ${run.turns} turns · ${run.toolUses} tool uses · ${shortCount(tokens(run))} tokens · ${took}`;
+	return `cadre: ${run.id} ${run.state}${run.limitReached ? " at its max_turns limit" : ""} · ${counted(run.turns, "turn")} · ${counted(run.toolUses, "tool use")} · ${shortCount(tokens(run))} tokens · ${took}`;
 }
 
 /** What a finished run writes on stderr whatever the flags: its warnings, its worktree, a record not written. */
