@@ -31,7 +31,7 @@ describe("cadre run progress", () => {
 		const run = running({ activity: "tool \x1b]0;pwned\x07evil" });
 		const progress = createProgress({ io: stream, verbose: false, events: false, runs: () => [run], now: () => clock });
 		clock = 500;
-		progress.child(run, { type: "tool_start", toolName: "evil" });
+		progress.child(run, { type: "tool_start", toolName: "evil", args: {} });
 		progress.close();
 		const text = stream.text();
 		expect(text.startsWith(ERASE_LINE)).toBe(true);
@@ -54,7 +54,7 @@ describe("cadre run progress", () => {
 		const loud = io(false);
 		const verbose = createProgress({ io: loud, verbose: true, events: false, runs: () => [run], now: () => 1500 });
 		verbose.lifecycle("cadre:started", { id: run.id, model: "stub/m" });
-		verbose.child(run, { type: "tool_start", toolName: "read" });
+		verbose.child(run, { type: "tool_start", toolName: "read", args: { path: "a" } });
 		verbose.close();
 		expect(loud.text()).toBe("[   0.0s] explore-abc123 started (stub/m)\n[   0.0s] explore-abc123 tool read\n");
 
