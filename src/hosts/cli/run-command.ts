@@ -118,7 +118,7 @@ export async function openRunSession(opts: RunCommandOptions, io: CliIo): Promis
 		agentDir,
 		homeDir,
 		earlier,
-		childExtensions: async () => parent.childExtensions(spawner.load()?.settings.childExtensions.exclude ?? []),
+		childExtensions: async () => parent.childExtensions(spawner.loaded()?.settings.childExtensions.exclude ?? []),
 		facts: (facts) => ({
 			...facts,
 			...(flags.model !== undefined ? { model: flags.model } : {}),

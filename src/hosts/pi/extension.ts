@@ -138,8 +138,8 @@ export default function cadre(pi: ExtensionAPI): void {
 			skippedRecords: earlier.skipped,
 			spawner,
 			registry: spawner.registry,
-			maxResultChars: spawner.maxResultChars(),
-			widget: spawner.load()?.settings.ui.widget ?? "background",
+			maxResultChars: spawner.loaded()?.settings.maxResultChars ?? 20000,
+			widget: spawner.loaded()?.settings.ui.widget ?? "background",
 		};
 		state = created;
 		return created;

@@ -77,8 +77,8 @@ export interface Spawner {
 	snapshot(set: ChildExtensionSet): ParentSnapshot;
 	/** The files for the parent's cwd, or null when they cannot be loaded. */
 	load(): LoadResult | null;
-	/** Settings `maxResultChars` as of the last load. */
-	maxResultChars(): number;
+	/** The files as last loaded (at creation, then at every spawn), or null when they could not be. */
+	loaded(): LoadResult | null;
 }
 
 /** The user and assistant text of the parent's current branch, last `maxChars` (inherit_context). */
@@ -122,7 +122,7 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 	const initial = options.ctx();
 	const loaded = safeLoad();
 	let worktreeSettings = loaded?.settings.worktree ?? { baseDir: null, allowSharedFallback: false };
-	let maxResultChars = loaded?.settings.maxResultChars ?? 20000;
+	let lastLoaded = loaded;
 	/** Runs being resumed right now: a second resume would append to the same transcript. */
 	const resuming = new Set<string>();
 	let childExtensionSet: Promise<ChildExtensionSet> | null = null;
@@ -218,7 +218,7 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 		const projectTrusted = ctx.isProjectTrusted();
 		const loadedNow = loadFor({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted });
 		// Definitions are re-read at every spawn.
-		maxResultChars = loadedNow.settings.maxResultChars;
+		lastLoaded = loadedNow;
 		options.onLoaded?.(loadedNow);
 		const runtime = parentModelRuntime(ctx);
 		const sessionDir = transcriptDir(ctx, agentDir);
@@ -273,7 +273,7 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 		registry,
 		snapshot,
 		load: safeLoad,
-		maxResultChars: () => maxResultChars,
+		loaded: () => lastLoaded,
 		async start(request, startOptions = {}) {
 			const resumeId = typeof request.resume === "string" ? request.resume : null;
 			// Claimed before the first await, so two resumes in one message cannot both pass.
