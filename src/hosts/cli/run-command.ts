@@ -87,37 +87,58 @@ function storedChain(recordsDir: string, id: string): RunRecord[] {
 	return chain;
 }
 
+/** Ctrl-C as `cadre run` takes it: noted, and every run stopped once there are runs. */
+function interruption(io: CliIo): { interrupted(): boolean; onStop(stop: () => void): void; dispose(): void } {
+	let interrupted = false;
+	let stop = () => {};
+	const dispose = io.onInterrupt?.(() => {
+		interrupted = true;
+		io.err("\ncadre: stopping (Ctrl-C again quits at once)\n");
+		stop();
+	});
+	return {
+		interrupted: () => interrupted,
+		onStop(next) {
+			stop = next;
+			if (interrupted) next();
+		},
+		dispose: () => dispose?.(),
+	};
+}
+
+/** pi's startup diagnostics and what the parent could not load, on stderr. */
+function parentNotes(parent: HeadlessParent, io: CliIo): void {
+	for (const diagnostic of parent.diagnostics) io.err(`pi: ${diagnostic.type}: ${safeLine(diagnostic.message)}\n`);
+	if (parent.untrustedResources) {
+		io.err("cadre: this project is not trusted: its .pi/ settings, extensions, skills and prompts are not loaded (trust the folder in pi, or pass --trust-project)\n");
+	}
+}
+
 /**
- * The parent for `--cwd` and its spawner. pi's startup diagnostics go to stderr; Ctrl-C stops every
- * run like `/subagents stop` (recorded stopped, worktrees committed).
+ * The parent for `--cwd` and its spawner — the extension's, over the headless parent, with the
+ * `--parent-*` flags applied. Ctrl-C stops every run like `/subagents stop` (recorded stopped,
+ * worktrees committed).
  */
 export async function openRunSession(opts: RunCommandOptions, io: CliIo): Promise<RunSession> {
 	const cwd = resolvePath(io.cwd, opts.cwd ?? ".");
 	if (!spawnReader.isDirectory(cwd)) throw new UsageError(`--cwd ${cwd} is not a directory`);
 	const { agentDir, homeDir } = cliDirs(io);
 	const flags = parentFactFlags(opts);
-	let interrupted = false;
-	let stop = () => {};
-	const stopListening = io.onInterrupt?.(() => {
-		interrupted = true;
-		io.err("\ncadre: stopping (Ctrl-C again quits at once)\n");
-		stop();
+	const interrupt = interruption(io);
+	const parent = await createHeadlessParent({ cwd, agentDir, trustProject: opts.trustProject === true }).catch((error: unknown) => {
+		interrupt.dispose();
+		throw error;
 	});
-	const parent = await createHeadlessParent({ cwd, agentDir, trustProject: opts.trustProject === true });
-	for (const diagnostic of parent.diagnostics) io.err(`pi: ${diagnostic.type}: ${safeLine(diagnostic.message)}\n`);
-	if (parent.untrustedResources) {
-		io.err("cadre: this project is not trusted: its .pi/ settings, extensions, skills and prompts are not loaded (trust the folder in pi, or pass --trust-project)\n");
-	}
+	parentNotes(parent, io);
 	const recordsDir = transcriptDir(parent.ctx, agentDir);
-	const earlier = opts.resume && RUN_ID.test(opts.resume) ? storedChain(recordsDir, opts.resume) : [];
-	let progress: ProgressReporter | null = null;
+	const progress = createProgress({ io, verbose: opts.verbose === true, events: opts.events === true, runs: () => spawner.registry.own() });
 	const spawner = createSpawner({
 		pi: parent.pi,
 		ctx: () => parent.ctx,
 		promptOptions: () => parent.ctx.getSystemPromptOptions(),
 		agentDir,
 		homeDir,
-		earlier,
+		earlier: opts.resume && RUN_ID.test(opts.resume) ? storedChain(recordsDir, opts.resume) : [],
 		childExtensions: async () => parent.childExtensions(spawner.loaded()?.settings.childExtensions.exclude ?? []),
 		facts: (facts) => ({
 			...facts,
@@ -125,21 +146,18 @@ export async function openRunSession(opts: RunCommandOptions, io: CliIo): Promis
 			...(flags.thinking !== undefined ? { thinking: flags.thinking } : {}),
 			...(flags.activeTools !== undefined ? { activeTools: flags.activeTools } : {}),
 		}),
-		emit: (event, payload) => progress?.lifecycle(event, payload),
+		emit: (event, payload) => progress.lifecycle(event, payload),
 	});
-	progress = createProgress({ io, verbose: opts.verbose === true, events: opts.events === true, runs: () => spawner.registry.own() });
-	stop = () => void spawner.registry.stopAll();
-	if (interrupted) stop();
-	const shown = progress;
+	interrupt.onStop(() => void spawner.registry.stopAll());
 	return {
 		parent,
 		spawner,
-		progress: shown,
+		progress,
 		recordsDir,
-		interrupted: () => interrupted,
+		interrupted: interrupt.interrupted,
 		async close() {
-			shown.close();
-			stopListening?.();
+			progress.close();
+			interrupt.dispose();
 			await parent.dispose();
 		},
 	};
