@@ -121,7 +121,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 		.option("--verbose", "progress lines on stderr without a terminal").option("--events", "the run's events as JSON lines on stderr")
 		.action(async (type: string | undefined, task: string | undefined, opts: import("./run-command.ts").RunCommandOptions) => {
 			(await import("./pi-bundle.ts")).usePiBundle();
-			code = await (await import("./run-command.ts")).runRun([type, task].filter((arg) => arg !== undefined), opts, io);
+			code = await (await load("run", import("./run-command.ts"))).runRun([type, task].filter((arg) => arg !== undefined), opts, io);
 		});
 
 	const worktrees = program.command("worktrees").description("list, apply and clean cadre's worktrees");
