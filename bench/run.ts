@@ -137,6 +137,27 @@ for (const [name, { wall, cpu }] of samples) {
 	console.log(`  ${name.padEnd(27)} wall ${fmt(median(wall))} (${(median(wall) / median(base.wall)).toFixed(2)}×)${cpuText}`);
 }
 
+// Where the difference goes: the CPU time of loading each of cadre's dependencies' module trees in a
+// fresh Node (median of 5, minus an empty Node's), which `pi -p` (its own bundle) does not load.
+// typebox is the run records' schema: only reading records back (a --resume) loads it.
+function loadCpuMs(code: string): number {
+	const runs: number[] = [];
+	for (let i = 0; i < 5; i++) {
+		const run = spawnSync(nodeBinary(), ["--input-type=module", "-e", `${code}\nconst u = process.cpuUsage(); console.log((u.user + u.system) / 1000);`], { cwd: REPO_ROOT, encoding: "utf8" });
+		runs.push(Number(run.stdout.trim()));
+	}
+	return median(runs);
+}
+const empty = loadCpuMs("");
+console.log("  of which, loading module trees pi -p does not load (cpu, a fresh node):");
+for (const [name, code] of [
+	["typebox + typebox/compile (--resume only)", 'await import("typebox"); await import("typebox/compile");'],
+	["yaml (the loader's frontmatter parser)", 'await import("yaml");'],
+	["commander + smol-toml", 'await import("commander"); await import("smol-toml");'],
+] as const) {
+	console.log(`    ${name.padEnd(42)} ${fmt(loadCpuMs(code) - empty)}`);
+}
+
 // ── 2. Fan-out: a batch against sequential runs ──
 delay = REPLY_MS;
 const batchFile = join(world.root, "bench-batch.jsonl");

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Contract } from "../../src/runtime/contract.ts";
 import type { RunResult } from "../../src/runtime/result.ts";
-import { loadRun } from "../../src/runtime/run-store.ts";
+import { loadRun } from "../../src/runtime/run-reader.ts";
 import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, type Script, type Turn, toolResults } from "./harness.ts";
 
 let parent: Parent | null = null;

@@ -24,7 +24,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { NotificationDetails } from "../../src/hosts/pi/notifications.ts";
 import { childrenDir } from "../../src/runtime/pi-sdk.ts";
 import type { RunResult } from "../../src/runtime/result.ts";
-import { listRuns } from "../../src/runtime/run-store.ts";
+import { listRuns } from "../../src/runtime/run-reader.ts";
 import type { FaultProbe } from "./fixtures/fault-extension.ts";
 import { createParent, fauxAssistantMessage, fauxText, fauxToolCall, type Parent, type Turn, until } from "./harness.ts";
 import { type ChildPlan, planFor, type Scenario } from "./support/fault-plan.ts";

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { currentOwner, formatOwner } from "../../src/runtime/owner.ts";
 import { runResult } from "../../src/runtime/result.ts";
-import { listRuns, loadRun, MAX_RECORD_BYTES, MAX_STORED_TEXT, recordPath, saveRun } from "../../src/runtime/run-store.ts";
+import { listRuns, loadRun } from "../../src/runtime/run-reader.ts";
+import { MAX_RECORD_BYTES, MAX_STORED_TEXT, recordPath, saveRun } from "../../src/runtime/run-store.ts";
 import { record as runRecord } from "./record.ts";
 
 const tempDir = () => mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "records-"));

@@ -12,7 +12,8 @@ import { safeLine, safeText } from "../../core/terminal-text.ts";
 import type { SpawnRequest } from "../../resolve/types.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
 import { createHeadlessParent, type HeadlessParent, transcriptDir } from "../../runtime/pi-sdk.ts";
-import { loadRun, recordPath } from "../../runtime/run-store.ts";
+import type { loadRun as LoadRun } from "../../runtime/run-reader.ts";
+import { recordPath } from "../../runtime/run-store.ts";
 import { counted, type RunResult, runResult } from "../../runtime/result.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import { WorktreeRefusedError } from "../../runtime/worktree-hooks.ts";
@@ -75,7 +76,7 @@ export interface RunSession {
 }
 
 /** The run `id` and the runs it resumed, from this host's records (ADR 0090), nearest first. */
-function storedChain(recordsDir: string, id: string): RunRecord[] {
+function storedChain(loadRun: typeof LoadRun, recordsDir: string, id: string): RunRecord[] {
 	const chain: RunRecord[] = [];
 	for (let next: string | null = id; next !== null && chain.length < 1000; ) {
 		if (!RUN_ID.test(next) || chain.some((run) => run.id === next)) break;
@@ -138,7 +139,8 @@ export async function openRunSession(opts: RunCommandOptions, io: CliIo): Promis
 		promptOptions: () => parent.ctx.getSystemPromptOptions(),
 		agentDir,
 		homeDir,
-		earlier: opts.resume && RUN_ID.test(opts.resume) ? storedChain(recordsDir, opts.resume) : [],
+		// Only a resume reads records back (and loads their schema's validator).
+		earlier: opts.resume && RUN_ID.test(opts.resume) ? storedChain((await import("../../runtime/run-reader.ts")).loadRun, recordsDir, opts.resume) : [],
 		childExtensions: async () => parent.childExtensions(spawner.loaded()?.settings.childExtensions.exclude ?? []),
 		facts: (facts) => ({
 			...facts,
