@@ -31,7 +31,7 @@ const options = parentPromptOptionsFromPi(
 function config(overrides: Partial<EffectiveConfig>): EffectiveConfig {
 	return {
 		model: "test/model-a", reasoningEffort: "medium", capabilityMode: null, persona: null, personaInstructions: null,
-		rolePrompt: null, rolePromptWarning: null, roleName: null, personaError: null, isolation: "none", copyUncommitted: false,
+		rolePrompt: null, rolePromptWarning: null, roleName: null, personaError: null, inputs: [], outputs: [], outputSchema: null, isolation: "none", copyUncommitted: false,
 		tools: ["read", "bash", "edit", "write"], maxTurns: null, runInBackground: false, inheritContext: false, cwd: ".",
 		standingInstructions: null, definition: { name: "general-purpose", source: "bundled" }, ...overrides,
 	};

@@ -11,7 +11,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listRuns, saveRun, storedRecord } from "../src/runtime/run-store.ts";
+import { listRuns } from "../src/runtime/run-reader.ts";
+import { saveRun, storedRecord } from "../src/runtime/run-store.ts";
 import { record as runRecord } from "../test/runtime/record.ts";
 
 const recordsArg = process.argv.indexOf("--records");

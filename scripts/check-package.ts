@@ -7,11 +7,12 @@
  * 2. `pi install npm:cadre` — pi's own npm install, served the tarball for the name `cadre`;
  * 3. that install, which has no pi packages (pi installs packages without their peers), runs the
  *    CLI: `--version`, `list --json`, `check` on a project with one bad file (exit 1, positioned
- *    diagnostic), and `explain`, which says it needs pi's packages;
+ *    diagnostic), `explain`, which says it needs pi's packages, and `import --dry-run`, which
+ *    keeps a model name it cannot resolve;
  * 4. the real `pi` loads the installed package — the three tools and `/subagents` come from it —
  *    and a scripted faux model completes one foreground spawn;
  * 5. `npm install -g` of the tarball, without its peers, below a node_modules holding pi's packages
- *    (where a global pi sits for a global cadre): `explain`, `prompt` and `worktrees` run,
+ *    (where a global pi sits for a global cadre): `explain`, `prompt`, `worktrees` and `import` run,
  *    an older Node is told which version cadre needs, and an extension type-checks against the
  *    package's typed entry (`import type { CadreService } from "cadre"`).
  *
@@ -131,7 +132,7 @@ step("pi install npm:cadre (pi's npm install, served the tarball)", () => {
 	if (existsSync(join(agentDir, "npm", "node_modules", "@earendil-works"))) fail("pi install npm:cadre", "pi installed its own packages next to cadre; the CLI-alone checks need them absent");
 });
 
-step("the CLI without pi's packages: --version, list, check, explain", () => {
+step("the CLI without pi's packages: --version, list, check, explain, import", () => {
 	write(join(project, ".pi", "agents", "scout.md"), "---\ndescription: Finds where things are\ntools: read, grep\n---\nReport file paths.\n");
 	write(join(project, ".pi", "agents", "bad.md"), "---\ndescription: A typo\ntoolz: read\n---\nBody.\n");
 	write(join(project, "notes.txt"), "hello from the installed package\n");
@@ -146,6 +147,10 @@ step("the CLI without pi's packages: --version, list, check, explain", () => {
 	expectMatch("cadre check", check.stdout, /^\.pi\/agents\/bad\.md:3:1 error unknown-key /m, check);
 	const explain = expectExit("cadre explain (no pi)", 2, cadre, ["explain", "scout", "--cwd", project]);
 	expectMatch("cadre explain (no pi)", explain.stderr, /explain needs pi's packages/, explain);
+	write(join(project, ".claude", "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews\ntools: Read, Grep\nmodel: sonnet\n---\nReview.\n");
+	const imported = expectExit("cadre import (no pi)", 0, cadre, ["import", "--from", "claude", "--cwd", project, "--dry-run"]);
+	expectMatch("cadre import (no pi)", imported.stdout, /would create {2}\.pi\/agents\/reviewer\.md/, imported);
+	expectMatch("cadre import (no pi)", imported.stdout, /model: sonnet — kept as written: pi's packages are not installed here/, imported);
 });
 
 step("pi loads the installed package: tools, /subagents, one foreground spawn", () => {
@@ -170,7 +175,7 @@ step("pi loads the installed package: tools, /subagents, one foreground spawn", 
 const withPi = join(work, "with-pi");
 const globalPrefix = join(withPi, "global");
 
-step("npm install -g next to pi's packages: explain, prompt, worktrees, typed entry", () => {
+step("npm install -g next to pi's packages: explain, prompt, worktrees, import, typed entry", () => {
 	// pi's packages in a node_modules above the global prefix, as a global pi sits next to a global cadre.
 	mkdirSync(withPi, { recursive: true });
 	symlinkSync(join(repo, "node_modules"), join(withPi, "node_modules"));
@@ -183,6 +188,11 @@ step("npm install -g next to pi's packages: explain, prompt, worktrees, typed en
 	const prompt = expectExit("cadre prompt", 0, cadre, ["prompt", "scout", "--cwd", project, "--parent-model", "test/parent-model"]);
 	expectMatch("cadre prompt", prompt.stdout, /Report file paths\./, prompt);
 	expectExit("cadre worktrees list", 0, cadre, ["worktrees", "list", "--cwd", project]);
+	const imported = expectExit("cadre import", 0, cadre, ["import", "--from", "claude", "--cwd", project]);
+	expectMatch("cadre import", imported.stdout, /created {2}\.pi\/agents\/reviewer\.md/, imported);
+	// check still fails on bad.md, never on the imported file.
+	const checked = expectExit("cadre check after import", 1, cadre, ["check", "--cwd", project]);
+	if (/^\.pi\/agents\/reviewer\.md:\d+:\d+ error /m.test(checked.stdout)) fail("cadre check after import", "the imported file has an error", checked);
 	const old = olderNode();
 	if (old) {
 		const refused = expectExit("cadre on an older Node", 2, old, [join(globalPrefix, "lib", "node_modules", "cadre", "bin", "cadre.js"), "list"]);

@@ -3,7 +3,8 @@
  * user can fix it. Codes are stable strings (spec 01 "Diagnostics", spec 02 "Failures").
  */
 
-export type Severity = "error" | "warning";
+/** `info` only points something out (ADR 0096): it never fails `check`, even under `--strict`. */
+export type Severity = "error" | "warning" | "info";
 
 /** Stable diagnostic codes. Tests and `--json` consumers match on these strings. */
 export type DiagnosticCode =
@@ -26,18 +27,26 @@ export type DiagnosticCode =
 	| "foreign-key"
 	| "restriction-unread"
 	| "unknown-tool"
+	| "foreign-files"
 	// resolution (spec 02, 04)
 	| "tool-unavailable"
 	| "tool-dropped"
 	| "model-unresolvable"
 	| "thinking-clamped"
 	| "request-ignored"
+	| "input-missing"
+	| "input-unknown"
+	| "input-invalid"
+	| "output-schema-invalid"
 	// prompt (spec 03)
 	| "identity-unrecognized"
 	// isolation (spec 05)
 	| "worktree-unavailable"
 	// run records (spec 04, ADR 0068)
-	| "run-record-invalid";
+	| "run-record-invalid"
+	// a run's own (spec 04, ADR 0079): an extension of the child that failed, a steer pi refused
+	| "extension-error"
+	| "steer-undelivered";
 
 export interface Diagnostic {
 	severity: Severity;

@@ -87,6 +87,12 @@ export const dim = style(STYLES.dim);
 export const red = style(STYLES.red);
 export const yellow = style(STYLES.yellow);
 
+/**
+ * Back to the start of the line and erase it: `cadre run`'s live status line on stderr rewrites
+ * itself with this (the one escape sequence cadre writes besides its styles).
+ */
+export const ERASE_LINE = "\r\x1b[2K";
+
 /** SGR reset, which some renderers (worktree-report.ts) write to close a style. */
 const RESET = "\x1b[0m";
 

@@ -30,7 +30,8 @@ function isDir(path: string): boolean {
 	}
 }
 
-function within(child: string, parent: string): boolean {
+/** Whether `child` is `parent` or inside it (paths as given; resolve real paths first where it matters). */
+export function within(child: string, parent: string): boolean {
 	const rel = relative(parent, child);
 	return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
 }

@@ -1,8 +1,8 @@
 /**
- * Keys that other tools' agent files carry — Claude Code, opencode, grok-build, Cursor, Gemini CLI
- * and the pi extensions tintinweb/pi-subagents and nicobailon/pi-subagents — and what cadre makes
- * of each (ADR 0072), with those tools' names for pi's built-in tools. This is the one table: the
- * loader reads files through it, and `cadre import` (issue 12) converts files with it.
+ * Keys that other tools' agent files carry — Claude Code, opencode, grok-build, Cursor, Gemini CLI,
+ * OpenAI Codex CLI and the pi extensions tintinweb/pi-subagents and nicobailon/pi-subagents — and
+ * what cadre makes of each (ADR 0072), with those tools' names for pi's built-in tools. This is the
+ * one table: the loader reads files through it, and `cadre import` converts files with it (ADR 0094).
  *
  * A key that restricts access in its own tool is never dropped: it is *mapped* to cadre's values
  * (a capability, tool rules, `enabled: false`) when they can say the same or less, and *refused*
@@ -14,7 +14,7 @@ import { type CapabilityMode, normalizeCapability } from "../core/values.ts";
 import type { ToolRule } from "./types.ts";
 
 /** The tools whose files cadre knows, as `cadre import --from` names them. */
-export type ForeignSource = "claude" | "opencode" | "grok" | "cursor" | "gemini" | "tintinweb" | "nicobailon";
+export type ForeignSource = "claude" | "opencode" | "grok" | "cursor" | "gemini" | "codex" | "tintinweb" | "nicobailon";
 
 export const SOURCE_NAMES: Readonly<Record<ForeignSource, string>> = {
 	claude: "Claude Code",
@@ -22,6 +22,7 @@ export const SOURCE_NAMES: Readonly<Record<ForeignSource, string>> = {
 	grok: "grok-build",
 	cursor: "Cursor",
 	gemini: "Gemini CLI",
+	codex: "OpenAI Codex CLI",
 	tintinweb: "tintinweb/pi-subagents",
 	nicobailon: "nicobailon/pi-subagents",
 };
@@ -41,7 +42,16 @@ export type ForeignReading =
 	/** It restricts access and cadre cannot honour it: every spawn using the entry is refused. */
 	| { outcome: "refused"; why: string; fix: string }
 	/** It restricts nothing a cadre child could do, at least with this value. */
-	| { outcome: "ignored"; why: string; instead: string };
+	| { outcome: "ignored"; why: string; instead: string }
+	/**
+	 * It is cadre's `key` under another name (`body`: the file's Markdown body). The loader ignores
+	 * it with a warning, like other tools' keys (files in cadre's folders use cadre's names);
+	 * `cadre import` writes `value` under `key`.
+	 */
+	| { outcome: "renamed"; key: RenamedTarget; value: unknown };
+
+/** The cadre keys other tools' keys are renamed to; `body` is the standing instructions. */
+export type RenamedTarget = "max_turns" | "thinking" | "inherit_context" | "run_in_background" | "body";
 
 export interface ForeignKey {
 	key: string;
@@ -54,6 +64,7 @@ export interface ForeignKey {
 const mapped = (values: MappedValues, notes: string[] = []): ForeignReading => ({ outcome: "mapped", values, notes });
 const refused = (why: string, fix: string): ForeignReading => ({ outcome: "refused", why, fix });
 const ignored = (why: string, instead: string): ForeignReading => ({ outcome: "ignored", why, instead });
+const renamed = (key: RenamedTarget) => (value: unknown): ForeignReading => ({ outcome: "renamed", key, value });
 
 const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const isEmpty = (value: unknown) => value === null || value === undefined || value === "" || (Array.isArray(value) && value.length === 0) || (isMapping(value) && Object.keys(value).length === 0);
@@ -77,6 +88,10 @@ const PI_TOOL_FOR: ReadonlyMap<string, string> = new Map([
 	["multiedit", "edit"],
 	// opencode (`glob` as above)
 	["list", "ls"],
+	["patch", "edit"],
+	// OpenAI Codex CLI
+	["apply_patch", "edit"],
+	["shell", "bash"],
 	// Gemini CLI
 	["read_file", "read"],
 	["read_many_files", "read"],
@@ -93,6 +108,79 @@ export function piToolFor(name: string): string | null {
 	const lower = name.trim().toLowerCase();
 	if (PI_TOOL_NAMES.includes(lower)) return lower;
 	return PI_TOOL_FOR.get(lower) ?? null;
+}
+
+/** Why another tool's tool has no pi counterpart, lower-cased name → [why, what to do]. */
+const NO_PI_TOOL: ReadonlyMap<string, readonly [string, string]> = (() => {
+	const spawn = ["cadre children never get the spawn tools, so they cannot start children of their own", "remove it"] as const;
+	const web = ["pi has no built-in web tool", "if an extension gives the parent a web tool, add its name to tools"] as const;
+	const todo = ["pi has no to-do tool", "remove it"] as const;
+	const entries: [string[], readonly [string, string]][] = [
+		[["task", "agent"], spawn],
+		[["webfetch", "websearch", "web_fetch", "google_web_search", "web_search", "codesearch"], web],
+		[["todowrite", "todoread", "write_todos"], todo],
+		[["notebookedit", "notebookread"], ["pi has no notebook tool (edit and write change .ipynb files as text)", "add edit to tools if the child may change notebooks"]],
+		[["skill", "slashcommand"], ["cadre children see the parent's skills and have no slash commands", "remove it"]],
+		[["exitplanmode", "enterplanmode"], ["a cadre child has no plan mode", "use `capability: read-only` for a child that only plans"]],
+		[["bashoutput", "killshell", "killbash"], ["pi runs shell commands in the foreground only", "remove it"]],
+		[["save_memory", "memory"], ["cadre has no agent memory", "remove it"]],
+		[["question", "askuserquestion"], ["nobody answers questions in a cadre child", "remove it"]],
+		[["lsp"], ["pi has no language-server tool", "if an extension provides one, add its name to tools"]],
+	];
+	return new Map(entries.flatMap(([names, reason]) => names.map((name) => [name, reason] as const)));
+})();
+
+/** What cadre writes in `tools` for one entry of another tool's allowlist. */
+export interface ForeignToolName {
+	/** The name to write (a pi tool, an MCP tool or pattern, an extension tool), or null: leave it out. */
+	name: string | null;
+	outcome: "mapped" | "approximated" | "dropped";
+	/** Why it differs from what was written, or why it is left out ("" when mapped as is). */
+	why: string;
+	fix: string;
+}
+
+/** pi's MCP tool names (`mcp__<server>__<tool>`): everything but `[A-Za-z0-9_*]` becomes `_`. */
+const mcpName = (server: string, tool: string) => `mcp__${server}__${tool}`.replace(/[^A-Za-z0-9_*]/g, "_");
+
+/**
+ * The `tools` entry cadre writes for `written`, an entry of another tool's allowlist: pi's name
+ * for a built-in (`Glob` → `find`), pi's MCP name (`mcp:github/search` → `mcp__github__search`),
+ * or nothing when pi has no such tool or the entry allows only some uses of one (`Bash(git *)`):
+ * leaving a tool out never gives a child more than the allowlist did.
+ */
+export function foreignToolName(written: string): ForeignToolName {
+	const name = written.trim();
+	const as = (to: string | null, outcome: ForeignToolName["outcome"], why = "", fix = ""): ForeignToolName => ({ name: to, outcome, why, fix });
+	const pattern = /^([^()]+)\((.*)\)$/.exec(name);
+	if (pattern) {
+		const tool = (pattern[1] as string).trim();
+		const reason = NO_PI_TOOL.get(tool.toLowerCase());
+		if (reason) return as(null, "dropped", reason[0], reason[1]);
+		const pi = piToolFor(tool) ?? tool;
+		return as(null, "dropped", `${name} allows only some uses of ${tool}, and cadre cannot allow a tool in part, so ${pi} is left out`, `add ${pi} to tools if the child may use it for anything`);
+	}
+	const pi = piToolFor(name);
+	if (pi !== null) return as(pi, "mapped");
+	if (name.includes("*") && !/^mcp_/i.test(name)) return as(name, "mapped");
+	const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+	if (mcp) {
+		const to = mcpName(mcp[1] as string, mcp[2] as string);
+		return to === name ? as(to, "mapped") : as(to, "approximated", `pi spells this MCP tool ${to}`);
+	}
+	const colon = /^mcp:([^/]+)(?:\/(.+))?$/.exec(name);
+	if (colon) return as(mcpName(colon[1] as string, colon[2] ?? "*"), "mapped");
+	if (name === "mcp_*") return as("mcp__*", "mapped");
+	const geminiServer = /^mcp_(.+)_\*$/.exec(name);
+	if (geminiServer) return as(mcpName(geminiServer[1] as string, "*"), "mapped");
+	const ext = /^ext:([^/]+)(?:\/(.+))?$/.exec(name);
+	if (ext) {
+		if (ext[2] === undefined) return as(null, "dropped", `cadre cannot tell which tools the extension ${ext[1]} provides`, "list the extension's tools by name in tools");
+		return as(ext[2], "approximated", `cadre selects tools by name: ${ext[2]} from whichever extension provides it`);
+	}
+	const reason = NO_PI_TOOL.get(name.toLowerCase());
+	if (reason) return as(null, "dropped", reason[0], reason[1]);
+	return as(name, "approximated", `${name} is no pi built-in tool: kept for an extension or MCP server that provides it`, "check `cadre explain` shows it, or remove it");
 }
 
 /**
@@ -181,6 +269,24 @@ function permissionMode(value: unknown): ForeignReading {
 		return refused('"dontAsk" denies every tool that Claude Code\'s own settings do not pre-approve, and cadre cannot read those settings', "list the tools the child may use in `tools` (or set `capability`), then remove the permission mode");
 	}
 	return refused(`"${value}" is not a permission mode cadre knows (plan, default, acceptEdits, auto, dontAsk, bypassPermissions), so it cannot tell what it allows`, fix);
+}
+
+/** Codex's `sandbox_mode`: `read-only` keeps files unchanged; `workspace-write` keeps writes inside the workspace. */
+function sandboxMode(value: unknown): ForeignReading {
+	const mode = typeof value === "string" ? value.trim().toLowerCase().replace(/_/g, "-") : null;
+	if (mode === "read-only") return mapped({ capability: "read-only" });
+	if (mode === "danger-full-access") return ignored("it sandboxes nothing", "remove it");
+	if (mode === "workspace-write") {
+		return refused("it keeps the child's writes inside the workspace, and cadre cannot: its children can write outside the project", "set `capability: read-only` if the child need not write, or remove sandbox_mode if it may write anywhere");
+	}
+	return refused(`${show(value)} is not a sandbox mode cadre knows (read-only, workspace-write, danger-full-access)`, "set `capability` (read-only, read-write, execute, all) instead");
+}
+
+/** nicobailon's `defaultContext`: `fork` starts the child from the parent's conversation. */
+function defaultContext(value: unknown): ForeignReading {
+	if (value === "fork") return { outcome: "renamed", key: "inherit_context", value: true };
+	if (value === "fresh") return { outcome: "renamed", key: "inherit_context", value: false };
+	return ignored(`${show(value)} is neither fork nor fresh`, "write `inherit_context: true` for a child that starts from the parent's conversation");
 }
 
 /** Cursor's `readonly`. */
@@ -321,10 +427,18 @@ const always = (why: string, instead: string) => (): ForeignReading => ignored(w
 const NO_NESTING = always("cadre children never get the spawn tools, so they cannot start children of their own", "remove it");
 const NO_TIMER = always("cadre has no time limits", "bound the child with `max_turns`");
 const NO_TRANSCRIPT_KEYS = always("cadre keeps a transcript of every run in its own place", "remove it");
-const BACKGROUND = always("cadre reads `run_in_background`", "write `run_in_background: true`");
+/** Claude Code's `background`, Cursor's `is_background`, nicobailon's `async`: cadre's `run_in_background`. */
+function background(value: unknown): ForeignReading {
+	if (typeof value === "boolean") return { outcome: "renamed", key: "run_in_background", value };
+	return ignored("cadre reads `run_in_background`", "write `run_in_background: true`");
+}
+const BACKGROUND = background;
 const SAMPLING = always("cadre does not set sampling parameters", "remove it");
 const STEPS = always("cadre counts turns", "write `max_turns`");
 const SKILLS = always("cadre children see the parent's skills", "remove it");
+const MCP_SERVERS = always("cadre children use the parent's MCP tools", "select them with `tools`");
+const NO_ASKING = always("pi never asks before a tool call", "use `capability` to restrict the child");
+const NICO_ONLY = always("it is a nicobailon/pi-subagents setting with no counterpart in cadre, and it grants nothing", "remove it");
 
 /** Every foreign key cadre knows, by name (ADR 0072 lists them). */
 export const FOREIGN_KEYS: ReadonlyMap<string, ForeignKey> = new Map(
@@ -351,12 +465,33 @@ export const FOREIGN_KEYS: ReadonlyMap<string, ForeignKey> = new Map(
 				["tintinweb"],
 				unreadable("cadre cannot tell which tools each extension provides", "list the child's tools in `tools` without that extension's (or exclude it from every child with settings childExtensions.exclude), then remove exclude_extensions"),
 			],
+			["sandbox_mode", ["codex"], sandboxMode],
+			["inherit_extensions", ["tintinweb"], extensionsKey],
+			[
+				"runner",
+				["nicobailon"],
+				unreadable("it runs another program as the agent, with that program's own limits; a cadre child is a pi session with the parent's tools", "keep command-runner agents out of cadre"),
+			],
 			["launcher", ["nicobailon"], unreadable("it runs the child inside a sandbox command; cadre runs children in the parent's process, outside it", "run pi itself inside the sandbox, then remove launcher")],
 			["machine", ["nicobailon"], unreadable("it runs the child on another machine; cadre would run it here, with this machine's files", "remove machine to run the child here")],
 			// Restricting nothing a cadre child could do.
-			["color", ["claude"], always("cadre has no colours", "`display_name` sets the label")],
-			["mcpServers", ["claude"], always("cadre children use the parent's MCP tools", "select them with `tools`")],
-			["skills", ["claude", "tintinweb", "nicobailon"], SKILLS],
+			// Keys cadre has under another name: `cadre import` renames them; the loader rejects them.
+			["maxTurns", ["claude"], renamed("max_turns")],
+			["developer_instructions", ["codex"], renamed("body")],
+			["prompt", ["opencode"], renamed("body")],
+			["model_reasoning_effort", ["codex"], renamed("thinking")],
+			["reasoningEffort", ["opencode"], renamed("thinking")],
+			["defaultContext", ["nicobailon"], defaultContext],
+			["color", ["claude", "opencode"], always("cadre has no colours", "`display_name` sets the label")],
+			["mcpServers", ["claude", "gemini"], MCP_SERVERS],
+			["mcp_servers", ["codex"], MCP_SERVERS],
+			["approval_policy", ["codex"], NO_ASKING],
+			["nickname_candidates", ["codex"], always("cadre labels every child of a type alike", "set `display_name` for the label")],
+			["web_search", ["codex"], always("pi has no built-in web search, and a cadre child gets no tool the parent lacks", "add a web tool an extension provides to `tools`")],
+			["agent_card_url", ["gemini"], always("only remote agents use it", "remove it")],
+			["agent_card_json", ["gemini"], always("only remote agents use it", "remove it")],
+			["skills", ["claude", "codex", "tintinweb", "nicobailon"], SKILLS],
+			["inherit_skills", ["tintinweb"], SKILLS],
 			["memory", ["claude", "tintinweb", "nicobailon"], always("cadre has no agent memory", "remove it")],
 			["background", ["claude"], BACKGROUND],
 			["is_background", ["cursor"], BACKGROUND],
@@ -379,6 +514,10 @@ export const FOREIGN_KEYS: ReadonlyMap<string, ForeignKey> = new Map(
 			["systemPromptMode", ["nicobailon"], always("a definition has one shape: a nonempty body replaces the instructions below it", "remove it")],
 			["inheritProjectContext", ["nicobailon"], always("cadre children always get the project's context files", "remove it")],
 			["inheritSkills", ["nicobailon"], SKILLS],
+			["inheritGlobalContext", ["nicobailon"], always("cadre children get the project's context files and pi's own", "remove it")],
+			...["package", "advertise", "aliases", "skillPath", "output", "defaultReads", "defaultProgress", "acceptance", "interactive", "mutationTools"].map(
+				(key) => [key, ["nicobailon"], NICO_ONLY] as [string, ForeignSource[], (value: unknown) => ForeignReading],
+			),
 			["persist_session", ["tintinweb"], NO_TRANSCRIPT_KEYS],
 			["output_transcript", ["tintinweb"], NO_TRANSCRIPT_KEYS],
 			["session_dir", ["tintinweb"], NO_TRANSCRIPT_KEYS],

@@ -3,6 +3,7 @@
  * how a raw value becomes a canonical one, and the diagnostics for everything else. One function,
  * `validateLayer`, turns positioned raw fields into an entry layer's keys, rejected values and body.
  */
+import { isAbsolute, normalize } from "node:path";
 import type { Diagnostic, DiagnosticCode, Severity } from "../core/diagnostics.ts";
 import {
 	CAPABILITY_MODES,
@@ -17,10 +18,11 @@ import {
 	normalizeThinking,
 	THINKING_LEVELS,
 } from "../core/values.ts";
-import { describeMapping, foreignKeyFor, foreignKeyKind, type MappedValues } from "./foreign-keys.ts";
+import { compileSchema } from "../core/json-schema.ts";
+import { describeMapping, type ForeignSource, foreignKeyFor, foreignKeyKind, type MappedValues, type RenamedTarget } from "./foreign-keys.ts";
 import { checkConfined } from "./read-confined.ts";
 import type { Pos, RawField, RawValue } from "./raw.ts";
-import { suggestKey } from "./suggest.ts";
+import { suggestKey, toSnakeCase } from "./suggest.ts";
 import { checkToolNames } from "./tool-names.ts";
 import type { EntryKind, EntryLayer, FileRef, IoSpec, Rejected, Sourced, ToolKind, ToolRule, UnreadRestriction } from "./types.ts";
 
@@ -157,38 +159,74 @@ function fileChecker(): Checker {
 }
 
 const IO_KEYS = ["name", "io_type", "required", "description"];
+const OUTPUT_KEYS = [...IO_KEYS, "path"];
 
-const IO_LIST: Checker = (raw, ctx, diagnostics) => {
-	if (!Array.isArray(raw.value) || !raw.items) {
-		return { ok: false, message: "expects a list of `{name, io_type, required, description}` entries" };
-	}
-	const specs: IoSpec[] = [];
-	for (const item of raw.items) {
-		if (!item.fields) return { ok: false, message: "has an entry that is not a `{name, …}` mapping" };
-		const spec: IoSpec = { name: "", io_type: "file", required: false, description: null };
-		for (const field of item.fields) {
-			const v = field.val.value;
-			if (field.key === "name") {
-				if (typeof v !== "string" || v.trim() === "") return { ok: false, message: "has an entry whose `name` is not text" };
-				spec.name = v.trim();
-			} else if (field.key === "io_type") {
-				const t = normalizeIoType(v);
-				if (t === null) return { ok: false, message: `has an io_type that is not one of ${IO_TYPES.join(", ")}` };
-				spec.io_type = t;
-			} else if (field.key === "required") {
-				if (typeof v !== "boolean") return { ok: false, message: "has a `required` that is not true or false" };
-				spec.required = v;
-			} else if (field.key === "description") {
-				if (typeof v !== "string") return { ok: false, message: "has a `description` that is not text" };
-				spec.description = v.trim() === "" ? null : v.trim();
-			} else {
-				diagnostics.push(unknownKey(ctx, field, IO_KEYS, "an input/output"));
-			}
+/** An output's `path`: relative, and not leaving the child's cwd as written (the run's end checks the real path). */
+function outputPath(v: unknown): { ok: true; path: string } | { ok: false; message: string } {
+	if (typeof v !== "string" || v.trim() === "") return { ok: false, message: "has a `path` that is not a relative path" };
+	const path = v.trim();
+	if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path)) return { ok: false, message: `has a \`path\` that is absolute (${path}); write it relative to the child's working directory` };
+	if (normalize(path).split(/[\\/]/)[0] === "..") return { ok: false, message: `has a \`path\` that leaves the child's working directory (${path})` };
+	return { ok: true, path };
+}
+
+function ioList(outputs: boolean): Checker {
+	return (raw, ctx, diagnostics) => {
+		const keys = outputs ? OUTPUT_KEYS : IO_KEYS;
+		if (!Array.isArray(raw.value) || !raw.items) {
+			return { ok: false, message: `expects a list of \`{${keys.join(", ")}}\` entries` };
 		}
-		if (spec.name === "") return { ok: false, message: "has an entry without a `name`" };
-		specs.push(spec);
-	}
-	return { ok: true, value: specs };
+		const specs: IoSpec[] = [];
+		for (const item of raw.items) {
+			if (!item.fields) return { ok: false, message: "has an entry that is not a `{name, …}` mapping" };
+			const spec: IoSpec = { name: "", io_type: "file", required: false, description: null, path: null };
+			for (const field of item.fields) {
+				const v = field.val.value;
+				if (field.key === "name") {
+					if (typeof v !== "string" || v.trim() === "") return { ok: false, message: "has an entry whose `name` is not text" };
+					spec.name = v.trim();
+				} else if (field.key === "io_type") {
+					const t = normalizeIoType(v);
+					if (t === null) return { ok: false, message: `has an io_type that is not one of ${IO_TYPES.join(", ")}` };
+					spec.io_type = t;
+				} else if (field.key === "required") {
+					if (typeof v !== "boolean") return { ok: false, message: "has a `required` that is not true or false" };
+					spec.required = v;
+				} else if (field.key === "description") {
+					if (typeof v !== "string") return { ok: false, message: "has a `description` that is not text" };
+					spec.description = v.trim() === "" ? null : v.trim();
+				} else if (field.key === "path" && outputs) {
+					const path = outputPath(v);
+					if (!path.ok) return path;
+					spec.path = path.path;
+				} else {
+					diagnostics.push(unknownKey(ctx, field, keys, outputs ? "an output" : "an input"));
+				}
+			}
+			if (spec.name === "") return { ok: false, message: "has an entry without a `name`" };
+			if (spec.path !== null && (spec.io_type === "text" || spec.io_type === "url")) {
+				return { ok: false, message: `gives ${spec.name} (io_type ${spec.io_type}) a \`path\`: a text or url output is a section of the final answer` };
+			}
+			if (specs.some((other) => other.name.toLowerCase() === spec.name.toLowerCase())) {
+				return { ok: false, message: `names ${spec.name} twice (names ignore case)` };
+			}
+			specs.push(spec);
+		}
+		return { ok: true, value: specs };
+	};
+}
+
+/** An inline `output_schema`: a mapping that is a JSON Schema (checked by the validator, ADR 0098). */
+const OUTPUT_SCHEMA: Checker = (raw) => {
+	const compiled = compileSchema(raw.value);
+	if (!compiled.ok) return { ok: false, message: `is not a usable JSON Schema (${compiled.message})`, hint: "fix the schema, or point output_schema_file at a JSON file holding it" };
+	return { ok: true, value: { inline: raw.value as Record<string, unknown> } };
+};
+
+/** `output_schema_file`: a file like `prompt_file`, read and checked at every spawn. */
+const OUTPUT_SCHEMA_FILE: Checker = (raw, ctx, diagnostics) => {
+	const checked = fileChecker()(raw, ctx, diagnostics);
+	return checked.ok === true ? { ok: true, value: { file: checked.value as FileRef } } : checked;
 };
 
 interface KeySpec {
@@ -196,14 +234,14 @@ interface KeySpec {
 	check: Checker;
 }
 
-function table(entries: Record<string, Checker>, synonyms: Record<string, string>): Record<string, KeySpec> {
+function table(entries: Record<string, Checker>, synonyms: Record<string, string>, spellings: Record<string, KeySpec> = {}): Record<string, KeySpec> {
 	const out = nameRecord<KeySpec>();
 	for (const [key, check] of Object.entries(entries)) out[key] = { canonical: key, check };
 	for (const [synonym, canonical] of Object.entries(synonyms)) {
 		const spec = out[canonical];
 		if (spec) out[synonym] = spec;
 	}
-	return out;
+	return Object.assign(out, spellings);
 }
 
 const THINKING_SYNONYMS = { effort: "thinking", reasoning_effort: "thinking" };
@@ -224,8 +262,11 @@ export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
 			run_in_background: BOOLEAN,
 			inherit_context: BOOLEAN,
 			enabled: BOOLEAN,
+			output_schema: OUTPUT_SCHEMA,
 		},
 		THINKING_SYNONYMS,
+		// Two spellings of one key: the schema inline or in a file (both in one file repeat the key).
+		{ output_schema_file: { canonical: "output_schema", check: OUTPUT_SCHEMA_FILE } },
 	),
 	role: table(
 		{ description: TEXT, capability: CAPABILITY, model: MODEL, thinking: THINKING, isolation: ISOLATION, prompt_file: fileChecker() },
@@ -238,8 +279,8 @@ export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
 			model: MODEL,
 			thinking: THINKING,
 			isolation: ISOLATION,
-			inputs: IO_LIST,
-			outputs: IO_LIST,
+			inputs: ioList(false),
+			outputs: ioList(true),
 		},
 		{ ...THINKING_SYNONYMS, default_isolation: "isolation" },
 	),
@@ -248,7 +289,8 @@ export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
 /** The key that carries the text in TOML files and settings entries. */
 export const TEXT_KEY: Record<EntryKind, string | null> = { definition: null, role: "prompt", persona: "instructions" };
 
-const REMOVED: Record<string, { why: string; instead: string }> = {
+/** Keys a definition no longer has (spec 01), with why and what to do instead; `cadre import` reports them too. */
+export const REMOVED_KEYS: Readonly<Record<string, { why: string; instead: string }>> = {
 	prompt_mode: {
 		why: "a definition has one shape: a nonempty body replaces the instructions below it, an empty body inherits them",
 		instead: "remove prompt_mode; leave the body empty to keep the lower layer's instructions",
@@ -302,6 +344,14 @@ function unknownKey(ctx: LayerContext, field: RawField, known: string[], what: s
 	return diag("error", ctx.file, field.keyPos, "unknown-key", message, hint);
 }
 
+/** Another tool's name for a cadre key: ignored with a warning, like other tools' keys (ADR 0010, 0094). */
+function renamedKey(ctx: LayerContext, field: RawField, isA: string, target: RenamedTarget, from: ForeignSource): Diagnostic {
+	const cadre = target === "body" ? "the file's body (below the closing ---)" : `cadre's ${target}`;
+	const message = `${isA} for ${cadre}; cadre reads only its own names in its folders, so it is ignored`;
+	const hint = `${target === "body" ? "move the text into the body" : `rename it to ${target}`}, or convert the file with \`cadre import --from ${from}\``;
+	return diag("warning", ctx.file, field.keyPos, "unknown-key", message, hint);
+}
+
 /** Validates one layer's raw fields. Never throws; every problem becomes a diagnostic. */
 export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], ctx: LayerContext): ValidatedLayer<K> {
 	const specs = KEY_SPECS[kind];
@@ -345,17 +395,20 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 			}
 			continue;
 		}
-		const removed = Object.hasOwn(REMOVED, key) ? REMOVED[key] : undefined;
+		const removed = Object.hasOwn(REMOVED_KEYS, key) ? REMOVED_KEYS[key] : undefined;
 		if (removed && kind === "definition") {
 			diagnostics.push(diag("warning", ctx.file, field.keyPos, "removed-key", `${key} has no effect: ${removed.why}`, removed.instead));
 			continue;
 		}
-		const foreign = foreignKeyFor(key, field.val.value);
+		// A kind's own text key (`prompt` of a role) is never another tool's key.
+		const foreign = key === TEXT_KEY[kind] ? null : foreignKeyFor(key, field.val.value);
 		if (foreign) {
 			const reading = foreign.read(field.val.value);
 			const isA = `${key} is ${foreignKeyKind(foreign)}`;
 			if (reading.outcome === "mapped") mappedKeys.push({ field, isA, values: reading.values, notes: reading.notes });
 			else if (reading.outcome === "refused") refuse(field, isA, reading.why, reading.fix);
+			else if (reading.outcome === "renamed" && toSnakeCase(key) === reading.key) diagnostics.push(unknownKey(ctx, field, known(), what));
+			else if (reading.outcome === "renamed") diagnostics.push(renamedKey(ctx, field, isA, reading.key, foreign.from[0] as ForeignSource));
 			else diagnostics.push(diag("warning", ctx.file, field.keyPos, "unknown-key", `${isA} that cadre does not use (${reading.why}); it is ignored`, reading.instead));
 			continue;
 		}
@@ -447,7 +500,10 @@ function applyMapped(
 		const existing = keys[target.key];
 		const value = values[target.value];
 		if (target.key === "tool_rules") {
-			const rules = [...((existing?.value as ToolRule[] | undefined) ?? []), ...(value as ToolRule[])];
+			// Each key's rules are a set of their own: one key's allow never undoes another's deny.
+			const earlier = (existing?.value as ToolRule[] | undefined) ?? [];
+			const set = new Set(earlier.map((rule) => rule.set ?? 0)).size;
+			const rules = [...earlier, ...(value as ToolRule[]).map((rule) => ({ ...rule, set }))];
 			keys[target.key] = { value: rules, source: existing?.source ?? at.sourceAt(field.keyPos), column: existing?.column ?? field.keyPos.column };
 		} else if (existing === undefined) {
 			keys[target.key] = { value, source: at.sourceAt(field.keyPos), column: field.keyPos.column };

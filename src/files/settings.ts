@@ -68,6 +68,7 @@ const TOP_KEYS = [
 	"maxFileBytes",
 	"strict",
 	"ui",
+	"contracts",
 ];
 
 const WIDGET_MODES = ["background", "all", "off"] as const;
@@ -91,6 +92,7 @@ export function defaultSettings(): Settings {
 		maxFileBytes: DEFAULT_MAX_FILE_BYTES,
 		strict: false,
 		ui: { widget: "background" },
+		contracts: { repair: true },
 		files: [],
 	};
 }
@@ -323,6 +325,13 @@ function applyFile(
 					if (entry.key !== "widget") diagnostics.push(unknown(file, entry, ["widget"], "ui"));
 					else if (mode) settings.ui = { widget: mode };
 					else bad(entry.val, "ui.widget", `is not one of ${WIDGET_MODES.join(", ")}`);
+				}
+				break;
+			case "contracts":
+				for (const entry of objectOf(field) ?? []) {
+					if (entry.key !== "repair") diagnostics.push(unknown(file, entry, ["repair"], "contracts"));
+					else if (typeof entry.val.value !== "boolean") bad(entry.val, "contracts.repair", "expects true or false");
+					else settings.contracts = { repair: entry.val.value };
 				}
 				break;
 			case "roles":

@@ -57,7 +57,18 @@ export interface IoSpec {
 	io_type: IoType;
 	required: boolean;
 	description: string | null;
+	/**
+	 * Outputs of io_type `file` / `directory` (and a `json` output kept in a file): where it must
+	 * be, relative to the child's cwd; null for the default (a file or directory output: its name).
+	 */
+	path: string | null;
 }
+
+/**
+ * A definition's `output_schema`: the JSON Schema written inline, or the file `output_schema_file`
+ * names (read and checked at every spawn, confined like `prompt_file`).
+ */
+export type OutputSchemaKey = { inline: Record<string, unknown> } | { file: FileRef };
 
 /**
  * One rule of a definition's tool filter, read from another tool's key (`disallowedTools`,
@@ -67,6 +78,12 @@ export interface IoSpec {
 export interface ToolRule {
 	pattern: string;
 	allow: boolean;
+	/**
+	 * The key the rule was read from, as a number: each key's rules filter on their own, and the
+	 * child keeps a tool only when every key's rules keep it, so one key's `allow` never gives back
+	 * a tool another key denied. Rules without one form one set.
+	 */
+	set?: number;
 }
 
 /**
@@ -99,6 +116,8 @@ export interface DefinitionKeys {
 	run_in_background: boolean;
 	inherit_context: boolean;
 	enabled: boolean;
+	/** `output_schema` or `output_schema_file` (one key: both in one file is an error). */
+	output_schema: OutputSchemaKey;
 	/** Never written as such: what other tools' deny lists and tool maps were read as (ADR 0072). */
 	tool_rules: ToolRule[];
 }
@@ -204,6 +223,8 @@ export interface Settings {
 	strict: boolean;
 	/** pi's TUI: `ui.widget` says which runs the live widget lists (issue 11). */
 	ui: { widget: "background" | "all" | "off" };
+	/** Persona outputs and structured results (ADR 0099): `repair: false` turns the repair turn off. */
+	contracts: { repair: boolean };
 	/** The settings files that exist, highest first. */
 	files: string[];
 }

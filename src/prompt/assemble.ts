@@ -8,6 +8,8 @@
  * 4. standing-instructions `<agent_instructions>` … (only if nonempty)
  * 5. role                  `<role_instructions>` … (only if nonempty)
  * 6. persona               `<persona name="NAME">` … (only if a persona applies)
+ * 7. outputs               `<outputs>` … what cadre checks at the end (persona outputs, structured result)
+ * 8. inputs                `<inputs>` … the values the parent passed (they vary per spawn: last)
  *
  * Sections are joined by one blank line. Sections 1–2 read only the parent prompt and the cwds, so
  * every same-cwd sibling shares them byte for byte whatever its type, persona, role, tools or model.
@@ -15,15 +17,11 @@
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.ts";
+import { attribute, inputsBlock, outputsBlock } from "./contract-blocks.ts";
 import { GENERIC_IDENTITY, cutIdentityFromOptions, cutIdentityFromText } from "./identity-cut.ts";
 import type { AssembledPrompt, PromptInput, PromptSection, PromptSectionName } from "./types.ts";
 
 const SEPARATOR = "\n\n";
-
-/** Escapes a value for a double-quoted XML attribute. */
-function attribute(value: string): string {
-	return value.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;");
-}
 
 /** Sections 1 and 2: everything a same-cwd sibling shares. */
 function inheritedSections(input: PromptInput): { parts: Array<[PromptSectionName, string]>; diagnostics: Diagnostic[] } {
@@ -81,6 +79,8 @@ export function assemblePrompt(input: PromptInput): AssembledPrompt {
 				? wrapped(`<persona name="${attribute(config.persona)}">`, "</persona>", config.personaInstructions)
 				: null,
 		],
+		["outputs", outputsBlock(config)],
+		["inputs", inputsBlock(config)],
 	];
 	for (const [name, text] of optional) if (text !== null) parts.push([name, text]);
 

@@ -76,7 +76,7 @@ export interface PromptInput {
 	projectContext: string | null;
 }
 
-export type PromptSectionName = "identity" | "project-context" | "header" | "standing-instructions" | "role" | "persona";
+export type PromptSectionName = "identity" | "project-context" | "header" | "standing-instructions" | "role" | "persona" | "outputs" | "inputs";
 
 /** One part of the assembled prompt; offsets and lengths in UTF-8 bytes of `text`. */
 export interface PromptSection {
@@ -88,7 +88,7 @@ export interface PromptSection {
 }
 
 export interface AssembledPrompt {
-	/** cadre's part of the child's prompt (sections 1–6 joined by one blank line). */
+	/** cadre's part of the child's prompt (sections 1–8 joined by one blank line). */
 	text: string;
 	/** The sections present, in prompt order. */
 	sections: PromptSection[];

@@ -15,8 +15,17 @@ function inside(child: string, parent: string): boolean {
 	return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
-/** The cwd trace, given the isolation the spawn resolved to and the request's own isolation slot. */
-export function resolveCwd(ctx: ResolutionContext, isolation: { mode: IsolationMode; layer: string; request: Slot }): TraceEntry {
+/**
+ * The cwd trace, given the isolation the spawn resolved to and the request's own isolation slot,
+ * and the absolute directory the child starts in (before isolation).
+ */
+export function resolveCwd(ctx: ResolutionContext, isolation: { mode: IsolationMode; layer: string; request: Slot }): { trace: TraceEntry; absolute: string } {
+	const trace = cwdTrace(ctx, isolation);
+	const absolute = trace.layer === "request" ? resolvePath(ctx.input.parent.cwd, String(ctx.request.cwd)) : ctx.input.parent.cwd;
+	return { trace, absolute };
+}
+
+function cwdTrace(ctx: ResolutionContext, isolation: { mode: IsolationMode; layer: string; request: Slot }): TraceEntry {
 	const { request } = ctx;
 	const { parent, loaded, reader } = ctx.input;
 	const fallback = derived(displayPath(parent.cwd, loaded.projectDir), "parent", "parent");

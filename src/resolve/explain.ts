@@ -10,7 +10,8 @@ import { showValue } from "../files/keys.ts";
 import { MAX_NESTING } from "../files/raw.ts";
 import { CONFIG_FIELDS } from "./order.ts";
 import { resolve } from "./resolve.ts";
-import type { Candidate, ResolveInput, ResolveResult, TraceEntry } from "./types.ts";
+import type { IoSpec } from "../files/types.ts";
+import type { Candidate, InputCheck, ResolveInput, ResolveResult, TraceEntry } from "./types.ts";
 
 /** The `--json` object (spec 06). */
 export interface ExplainJson {
@@ -72,6 +73,32 @@ export function formatValue(value: unknown): string {
 	const firstLine = text.split("\n")[0] ?? "";
 	if (firstLine.length <= MAX_VALUE && firstLine === text) return text;
 	return `${firstLine.slice(0, MAX_VALUE - 1)}… (${text.length} chars)`;
+}
+
+/** A field's table cell: inputs and outputs by name and type, the rest by `formatValue`. */
+function cell(field: string, value: unknown): string {
+	if (field === "inputs" && Array.isArray(value)) {
+		const shown = (value as InputCheck[]).map((check) => `${check.name} ${check.status}`);
+		return shown.length === 0 ? "(none)" : shown.join(", ");
+	}
+	if (field === "outputs" && Array.isArray(value)) {
+		const shown = (value as IoSpec[]).map((spec) => `${spec.name} (${spec.io_type}${spec.path ? ` ${spec.path}` : ""})`);
+		return shown.length === 0 ? "(none)" : shown.join(", ");
+	}
+	if (field === "outputSchema" && value !== null) return formatValue(JSON.stringify(value));
+	return formatValue(value);
+}
+
+/** The input check below the table: one line per input, its type, whether required, the outcome. */
+function inputLines(checks: InputCheck[]): string[] {
+	if (checks.length === 0) return [];
+	const rows = checks.map((check) => [
+		check.name,
+		check.ioType ?? "—",
+		check.required ? "required" : "optional",
+		check.status === "ok" ? `ok: ${check.text}` : `${check.status}${check.note ? `: ${check.note}` : ""}`,
+	]);
+	return ["", "inputs:", ...table(rows, false).split("\n").map((line) => `  ${line}`)];
 }
 
 function from(entry: TraceEntry): string {
@@ -143,11 +170,12 @@ export function renderExplain(output: ExplainJson, tty = false): string {
 		for (const field of CONFIG_FIELDS) {
 			const entry = output.trace[field];
 			if (!entry) continue;
-			let value = formatValue(output.config[field]);
+			let value = cell(field, output.config[field]);
 			if (field === "reasoningEffort" && entry.applied && entry.applied !== entry.value) value += ` (runs as ${entry.applied})`;
 			rows.push([field, value, from(entry), beaten(entry.candidates)]);
 		}
 		lines.push(table(rows, tty));
+		lines.push(...inputLines(output.config.inputs ?? []));
 	}
 	const files = involvedFiles(output);
 	const shown = output.diagnostics.filter((d) => d.file === null || files.has(d.file));

@@ -20,7 +20,17 @@ export class FieldDiagnostics {
 	}
 }
 
-const REFUSAL_PRIORITY: RefusalCode[] = ["resume-refused", "disabled-type", "restriction-unread", "bad-request", "persona-error", "model-unresolvable"];
+const REFUSAL_PRIORITY: RefusalCode[] = [
+	"resume-refused",
+	"disabled-type",
+	"restriction-unread",
+	"bad-request",
+	"persona-error",
+	"input-missing",
+	"input-invalid",
+	"output-schema-invalid",
+	"model-unresolvable",
+];
 
 /** Refusal reasons; the one reported is the first by priority, its messages joined. */
 export class Refusals {

@@ -15,6 +15,7 @@ export const ORDER = {
 	// ADR 0087: the request, else settings `worktree.copyUncommitted`, else false.
 	copyUncommitted: ["request", "default"],
 	persona: ["request", "definition"],
+	outputSchema: ["request", "definition"],
 	maxTurns: ["request", "definition", "default"],
 	runInBackground: ["request", "definition", "default"],
 	inheritContext: ["request", "definition", "default"],
@@ -31,6 +32,9 @@ export const CONFIG_FIELDS = [
 	"rolePromptWarning",
 	"roleName",
 	"personaError",
+	"inputs",
+	"outputs",
+	"outputSchema",
 	"isolation",
 	"copyUncommitted",
 	"tools",

@@ -3,7 +3,7 @@
  * parent's facts and the model catalog become the effective runtime config, with a trace of every
  * field's winner and what it beat. Pure and synchronous; the only I/O goes through `input.reader`.
  * This module runs the steps, one module per concern: texts.ts (persona, role prompt), model.ts,
- * fields.ts, tool-selection.ts, cwd.ts, resume.ts. Every precedence rule is the `ORDER` table of
+ * fields.ts, tool-selection.ts, cwd.ts, inputs.ts (inputs, outputs), output-schema.ts, resume.ts. Every precedence rule is the `ORDER` table of
  * order.ts.
  */
 import { type CapabilityMode, type IsolationMode, nameKey } from "../core/values.ts";
@@ -11,9 +11,11 @@ import type { Entry, LoadResult } from "../files/types.ts";
 import { createContext, type ResolutionContext } from "./context.ts";
 import { resolveCwd } from "./cwd.ts";
 import { resolveCapability, resolveCopyUncommitted, resolveIsolation, resolveRunFields } from "./fields.ts";
+import { resolveInputs, resolveOutputs } from "./inputs.ts";
 import { resolveModel, resolveThinking } from "./model.ts";
 import { resolveResume } from "./resume.ts";
 import { CONFIG_FIELDS } from "./order.ts";
+import { resolveOutputSchema } from "./output-schema.ts";
 import { derived, NOTHING, present } from "./slots.ts";
 import { type PersonaOutcome, resolvePersona, resolveRolePrompt } from "./texts.ts";
 import { resolveTools } from "./tool-selection.ts";
@@ -90,6 +92,11 @@ export function resolve(input: ResolveInput): ResolveResult {
 	const runFields = resolveRunFields(ctx);
 	const tools = resolveTools(ctx, { mode: capability.value as CapabilityMode | null, source: capability.source });
 	const cwd = resolveCwd(ctx, { mode: isolation.trace.value as IsolationMode, layer: isolation.trace.layer, request: isolation.request });
+	// A persona that cannot be loaded is refused already: its inputs are not checked.
+	const usable = persona.error === null ? persona.persona : null;
+	const inputs = resolveInputs(ctx, usable, cwd.absolute);
+	const outputs = resolveOutputs(usable);
+	const outputSchema = resolveOutputSchema(ctx);
 
 	const trace = assembleTrace(ctx, persona, rolePrompt, {
 		model,
@@ -98,7 +105,10 @@ export function resolve(input: ResolveInput): ResolveResult {
 		isolation: isolation.trace,
 		copyUncommitted,
 		tools,
-		cwd,
+		cwd: cwd.trace,
+		inputs,
+		outputs,
+		outputSchema,
 		...runFields,
 	});
 	return {
@@ -116,7 +126,10 @@ function configOf(trace: Trace): EffectiveConfig {
 	return Object.fromEntries(CONFIG_FIELDS.map((field) => [field, trace[field].value])) as unknown as EffectiveConfig;
 }
 
-type PickedFields = Pick<Trace, "model" | "reasoningEffort" | "capabilityMode" | "isolation" | "copyUncommitted" | "tools" | "maxTurns" | "runInBackground" | "inheritContext" | "cwd">;
+type PickedFields = Pick<
+	Trace,
+	"model" | "reasoningEffort" | "capabilityMode" | "isolation" | "copyUncommitted" | "tools" | "maxTurns" | "runInBackground" | "inheritContext" | "cwd" | "inputs" | "outputs" | "outputSchema"
+>;
 
 /** The full trace: the picked fields plus the derived role, persona and definition fields. */
 function assembleTrace(ctx: ResolutionContext, persona: PersonaOutcome, role: { prompt: string | null; warning: string | null }, picked: PickedFields): Trace {
@@ -139,6 +152,9 @@ function assembleTrace(ctx: ResolutionContext, persona: PersonaOutcome, role: { 
 		rolePromptWarning: fromRole(role.warning, roleEntry?.keys.prompt_file?.source ?? roleSource),
 		roleName: roleEntry ? derived(roleEntry.name, "role", roleSource) : NOTHING,
 		personaError: fromPersona(persona.error, entry ? (entry.keys.instructions_file?.source ?? personaSource) : personaSource),
+		inputs: picked.inputs,
+		outputs: picked.outputs,
+		outputSchema: picked.outputSchema,
 		isolation: picked.isolation,
 		copyUncommitted: picked.copyUncommitted,
 		tools: picked.tools,

@@ -10,7 +10,7 @@ import { derived, present, show } from "./slots.ts";
 import type { EffectiveConfig, IgnoredRequestValue, Refusal, ResolveInput, ResolveResult, Trace } from "./types.ts";
 
 /** Request keys a resume ignores (everything but prompt, description, run_in_background, type, persona). */
-const RESUME_IGNORED_KEYS = ["model", "thinking", "capability", "isolation", "copy_uncommitted", "cwd", "max_turns", "inherit_context"] as const;
+const RESUME_IGNORED_KEYS = ["model", "thinking", "capability", "isolation", "copy_uncommitted", "cwd", "max_turns", "inherit_context", "inputs", "output_schema"] as const;
 
 /** Why the resume cannot go ahead, or null. */
 function resumeRefusal(input: ResolveInput, id: string): string | null {
@@ -50,7 +50,8 @@ export function resolveResume(input: ResolveInput): ResolveResult {
 			ignored: [],
 		};
 	}
-	const config: EffectiveConfig = { ...stored.config };
+	// A record written before inputs and outputs existed has none.
+	const config: EffectiveConfig = { ...stored.config, inputs: stored.config.inputs ?? [], outputs: stored.config.outputs ?? [], outputSchema: stored.config.outputSchema ?? null };
 	const diagnostics: Diagnostic[] = [];
 	const ignored: IgnoredRequestValue[] = [];
 	for (const requestKey of RESUME_IGNORED_KEYS) {

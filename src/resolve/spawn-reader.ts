@@ -1,9 +1,10 @@
 /**
  * The file-system `SpawnReader` both hosts hand the resolver: `prompt_file` / `instructions_file`
- * read through the loader's confined reader (spec 01 "Files a file points to"), and request `cwd`
- * checked to be an existing directory. The resolver itself never touches the file system.
+ * read through the loader's confined reader (spec 01 "Files a file points to"), request `cwd`
+ * checked to be an existing directory, and what `file` / `directory` inputs point at. The resolver
+ * itself never touches the file system.
  */
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { readConfined } from "../files/read-confined.ts";
 import type { SpawnReader } from "./types.ts";
 
@@ -14,6 +15,15 @@ export const spawnReader: SpawnReader = {
 			return statSync(path).isDirectory();
 		} catch {
 			return false;
+		}
+	},
+	locate(path) {
+		try {
+			const realPath = realpathSync.native(path);
+			const stat = statSync(realPath);
+			return { kind: stat.isFile() ? "file" : stat.isDirectory() ? "directory" : "other", realPath };
+		} catch {
+			return null;
 		}
 	},
 };

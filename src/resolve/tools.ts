@@ -85,16 +85,20 @@ export function selectTools(names: "all" | "none" | readonly string[], universe:
 }
 
 /**
- * Applies a definition's tool rules (read from another tool's keys, ADR 0072): the last rule whose
- * pattern matches a tool decides whether it stays; a tool no rule matches stays. Rules only ever
- * take tools away: an `allow` rule keeps a tool an earlier rule denied, it never adds one.
+ * Applies a definition's tool rules (read from another tool's keys, ADR 0072): within one key's
+ * rules (one `set`) the last rule whose pattern matches a tool decides whether it stays, and a
+ * tool no rule matches stays; a tool stays only when every set keeps it. Rules only ever take
+ * tools away: an `allow` rule keeps a tool an earlier rule of its set denied, it never adds one.
  */
 export function applyToolRules(tools: readonly string[], rules: readonly ToolRule[]): string[] {
-	return tools.filter((tool) => {
-		let keep = true;
-		for (const rule of rules) if (matchesGlob(rule.pattern, tool)) keep = rule.allow;
-		return keep;
-	});
+	const sets = [...new Set(rules.map((rule) => rule.set ?? 0))];
+	return tools.filter((tool) =>
+		sets.every((set) => {
+			let keep = true;
+			for (const rule of rules) if ((rule.set ?? 0) === set && matchesGlob(rule.pattern, tool)) keep = rule.allow;
+			return keep;
+		}),
+	);
 }
 
 /** The outcome of the capability filter. */

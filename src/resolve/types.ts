@@ -3,8 +3,8 @@
  * catalog and spawn-time reader it may consult, and the effective runtime config with its trace.
  */
 import type { Diagnostic } from "../core/diagnostics.ts";
-import type { CapabilityMode, IsolationMode, ThinkingLevel } from "../core/values.ts";
-import type { FileRef, LoadResult, ToolKind } from "../files/types.ts";
+import type { CapabilityMode, IoType, IsolationMode, ThinkingLevel } from "../core/values.ts";
+import type { FileRef, IoSpec, LoadResult, ToolKind } from "../files/types.ts";
 
 /**
  * The spawn request as the `subagent` tool receives it (snake_case). Values are unvalidated:
@@ -25,6 +25,10 @@ export interface SpawnRequest {
 	run_in_background?: unknown;
 	inherit_context?: unknown;
 	resume?: unknown;
+	/** Input name → value, checked against the persona's `inputs`. */
+	inputs?: unknown;
+	/** A JSON Schema (or `none`): the child finishes through `submit_result` with a value it accepts. */
+	output_schema?: unknown;
 }
 
 /** What the parent session contributes (layer `parent`). */
@@ -71,10 +75,15 @@ export type ReadResult =
 	| { ok: true; text: string }
 	| { ok: false; code: "missing-file" | "path-escape" | "not-a-file" | "file-too-large"; message: string };
 
+/** What is at a path (following symbolic links), for `file` / `directory` inputs. */
+export type Located = { kind: "file" | "directory" | "other"; realPath: string } | null;
+
 export interface SpawnReader {
 	read(ref: FileRef): ReadResult;
 	/** Whether an absolute path is an existing directory (request `cwd`). */
 	isDirectory(path: string): boolean;
+	/** What an absolute path is and its real path, or null when nothing is there. */
+	locate(path: string): Located;
 }
 
 /** The effective config of a run stored for resume (the resolved config of the source run). */
@@ -99,6 +108,24 @@ export interface ResolveInput {
 	resumeFrom?: StoredRun | null;
 }
 
+/**
+ * One input of the spawn, after the check against the persona's `inputs`: `ok` (given and valid),
+ * `missing` (required, not given: refused), `not-given` (optional), `invalid` (refused) or
+ * `undeclared` (given, not declared by the persona: a warning, passed on).
+ */
+export interface InputCheck {
+	name: string;
+	/** The persona's io_type, or null for an undeclared input. */
+	ioType: IoType | null;
+	required: boolean;
+	description: string | null;
+	status: "ok" | "missing" | "not-given" | "invalid" | "undeclared";
+	/** The value as the child's prompt shows it (a path relative to the child's cwd, JSON as text); null when not passed on. */
+	text: string | null;
+	/** Why it is missing, invalid or undeclared; null when ok. */
+	note: string | null;
+}
+
 export interface EffectiveConfig {
 	model: string | null;
 	reasoningEffort: ThinkingLevel | null;
@@ -109,6 +136,12 @@ export interface EffectiveConfig {
 	rolePromptWarning: string | null;
 	roleName: string | null;
 	personaError: string | null;
+	/** The persona's inputs then the request's undeclared ones, checked; empty when neither names any. */
+	inputs: InputCheck[];
+	/** The persona's outputs the run's end checks; a file or directory output's `path` defaults to its name. */
+	outputs: IoSpec[];
+	/** The JSON Schema of the child's `submit_result` (request > definition), or null. */
+	outputSchema: Record<string, unknown> | null;
 	isolation: IsolationMode;
 	/** Whether a worktree starts from HEAD plus the parent's uncommitted changes (ADR 0087). */
 	copyUncommitted: boolean;
@@ -155,7 +188,10 @@ export type RefusalCode =
 	| "persona-error"
 	| "bad-request"
 	| "model-unresolvable"
-	| "resume-refused";
+	| "resume-refused"
+	| "input-missing"
+	| "input-invalid"
+	| "output-schema-invalid";
 
 export interface Refusal {
 	code: RefusalCode;

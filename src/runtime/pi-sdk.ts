@@ -262,6 +262,7 @@ import {
 	type LoadExtensionsResult,
 	type ModelRuntime,
 	parseArgs,
+	type RegisteredTool,
 	type ResourceLoader,
 	SessionManager,
 	SettingsManager,
@@ -271,8 +272,11 @@ import {
 	getReadmePath,
 	VERSION as PI_VERSION,
 } from "@earendil-works/pi-coding-agent";
+import type { Diagnostic } from "../core/diagnostics.ts";
 import type { ThinkingLevel } from "../core/values.ts";
 import { DEFAULT_MAX_FILE_BYTES, type ReadRule, readFileUnder } from "../files/read-confined.ts";
+import type { StructuredState } from "./contract.ts";
+import { RESULT_TOOL_DESCRIPTION, type ResultTool, SUBMIT_RESULT_TOOL } from "./structured-result.ts";
 
 /** The pi versions this adapter is written against (`>=1.6.0 <2`). */
 export const SUPPORTED_PI_RANGE = ">=1.6.0 <2";
@@ -414,15 +418,31 @@ export async function discoverChildExtensions(options: DiscoverChildExtensionsOp
 		noContextFiles: true,
 	});
 	await loader.reload();
-	const self = new Set(CADRE_EXTENSION_ENTRIES.map(realOrSelf));
+	return childExtensionSet(loader.getExtensions().extensions, options.exclude);
+}
+
+/** cadre's own extension entries by real path (the sources' and the build's). */
+let cadreEntries: Set<string> | null = null;
+function cadreEntryPaths(): Set<string> {
+	cadreEntries ??= new Set(CADRE_EXTENSION_ENTRIES.map(realOrSelf));
+	return cadreEntries;
+}
+
+/** Whether a loaded extension is cadre's own (never loaded into a child, nor into `cadre run`'s parent). */
+function isCadre(extension: Pick<Extension, "path" | "resolvedPath">): boolean {
+	return cadreEntryPaths().has(realOrSelf(extension.resolvedPath || extension.path));
+}
+
+/** The files of loaded extensions children reload: not pi's built-ins or inline ones, not cadre, minus `exclude`. */
+function childExtensionSet(extensions: readonly Extension[], exclude: readonly string[]): ChildExtensionSet {
 	const paths: string[] = [];
 	const excluded: string[] = [];
-	for (const extension of loader.getExtensions().extensions) {
+	for (const extension of extensions) {
 		const path = extension.resolvedPath || extension.path;
 		if (path.startsWith("builtin:") || path.startsWith("<") || !existsSync(path)) continue;
-		if (self.has(realOrSelf(path))) continue;
+		if (isCadre(extension)) continue;
 		if (paths.includes(path)) continue;
-		if (extensionExcluded(path, options.exclude)) excluded.push(path);
+		if (extensionExcluded(path, exclude)) excluded.push(path);
 		else paths.push(path);
 	}
 	return { paths, excluded };
@@ -431,12 +451,56 @@ export async function discoverChildExtensions(options: DiscoverChildExtensionsOp
 /** Decides whether a child may call a tool: null allows, a string is the refusal reason. */
 export type ToolGuard = (toolName: string) => string | null;
 
+/** The answer to a submission ajv rejects: each validation error, for the child to fix. */
+function invalidResult(errors: string[]): string {
+	return `The result is not valid; fix these and call ${SUBMIT_RESULT_TOOL} again:\n${errors.map((error) => `- ${error}`).join("\n")}`;
+}
+
+/**
+ * The `submit_result` tool of a child with an `output_schema` (ADR 0098). ajv checks the arguments
+ * as the model sent them, before pi's own (coercing) check: an invalid call is answered with ajv's
+ * errors; a valid value is kept and ends the run (`terminate`).
+ */
+function submitResultTool(tool: ResultTool, state: StructuredState): RegisteredTool {
+	const rejectInvalid = (args: unknown) => {
+		const errors = tool.check(tool.unwrap(args));
+		if (errors) {
+			state.errors = errors;
+			throw new Error(invalidResult(errors));
+		}
+	};
+	return {
+		definition: {
+			name: SUBMIT_RESULT_TOOL,
+			label: "Submit result",
+			description: RESULT_TOOL_DESCRIPTION,
+			parameters: tool.parameters as unknown as RegisteredTool["definition"]["parameters"],
+			prepareArguments(args) {
+				state.calls++;
+				rejectInvalid(args);
+				return args as never;
+			},
+			async execute(_id, params) {
+				// What pi handed on after its own check is validated again: only what ajv accepts is kept.
+				rejectInvalid(params);
+				state.value = structuredClone(tool.unwrap(params));
+				state.errors = null;
+				return { content: [{ type: "text", text: "Result accepted." }], details: undefined, terminate: true };
+			},
+		},
+		sourceInfo: { path: GUARD_PATH, source: "cadre", scope: "temporary", origin: "top-level" } as RegisteredTool["sourceInfo"],
+	};
+}
+
+const GUARD_PATH = "<cadre:capability-guard>";
+
 /**
  * A hand-built extension holding the `tool_call` guard; it runs before every other handler. With
  * a turn limit, every tool call of the last allowed turn is blocked with `terminate`, so pi makes
- * no further model request (the hard `max_turns` ceiling).
+ * no further model request (the hard `max_turns` ceiling). With an output schema it also holds
+ * the child's `submit_result` tool, which the guard always lets through.
  */
-function guardExtension(guard: ToolGuard, turnLimit: number | null): Extension {
+function guardExtension(guard: ToolGuard, turnLimit: number | null, result: { tool: ResultTool; state: StructuredState } | null): Extension {
 	let turns = 0;
 	const onTurnStart = async (...args: unknown[]) => {
 		turns++;
@@ -450,24 +514,24 @@ function guardExtension(guard: ToolGuard, turnLimit: number | null): Extension {
 	};
 	const onToolCall = async (...args: unknown[]) => {
 		const event = args[0] as { toolName: string };
-		const reason = guard(event.toolName);
+		const reason = result && event.toolName === SUBMIT_RESULT_TOOL ? null : guard(event.toolName);
 		if (reason !== null) return { block: true, reason };
-		if (turnLimit !== null && turns >= turnLimit) {
+		if (turnLimit !== null && turns >= turnLimit && event.toolName !== SUBMIT_RESULT_TOOL) {
 			return { block: true, reason: `cadre: the turn limit (max_turns ${turnLimit}) is reached; give your final answer.`, terminate: true };
 		}
 		return undefined;
 	};
 	return {
-		path: "<cadre:capability-guard>",
-		resolvedPath: "<cadre:capability-guard>",
+		path: GUARD_PATH,
+		resolvedPath: GUARD_PATH,
 		hidden: true,
-		sourceInfo: { path: "<cadre:capability-guard>", source: "cadre", scope: "temporary", origin: "top-level" } as Extension["sourceInfo"],
+		sourceInfo: { path: GUARD_PATH, source: "cadre", scope: "temporary", origin: "top-level" } as Extension["sourceInfo"],
 		handlers: new Map([
 			["turn_start", [onTurnStart]],
 			["turn_end", [onTurnEnd]],
 			["tool_call", [onToolCall]],
 		]),
-		tools: new Map(),
+		tools: new Map(result ? [[SUBMIT_RESULT_TOOL, submitResultTool(result.tool, result.state)]] : []),
 		messageRenderers: new Map(),
 		commands: new Map(),
 		flags: new Map(),
@@ -522,6 +586,8 @@ export interface ChildSessionOptions {
 	guard: ToolGuard;
 	/** `max_turns`: tool calls of this turn are blocked with terminate (no further request). */
 	turnLimit?: number | null;
+	/** The `submit_result` tool of a child with an `output_schema` (always allowed; not in `tools`). */
+	resultTool?: ResultTool | null;
 	/** Directory the new transcript goes into. */
 	sessionDir: string;
 	/** A transcript to continue instead of starting a new one (resume). */
@@ -574,6 +640,8 @@ export interface ChildHandle {
 	abort(): Promise<void>;
 	/** The last assistant text, or null. */
 	lastText(): string | null;
+	/** What `submit_result` received, or null when the child has no such tool. */
+	structured(): StructuredState | null;
 	usage(): ChildUsage;
 	/** How full the child's context window is (after its last answer), or null before it is known. */
 	contextUsage(): ChildContext | null;
@@ -581,6 +649,55 @@ export interface ChildHandle {
 	messages(): ChildMessage[];
 	/** Release the session and its extension runtime. */
 	dispose(): void;
+	/**
+	 * What went wrong in the child without ending it: an extension that failed to load (the child
+	 * runs without it) or whose handler threw (pi goes on), as `extension-error` diagnostics.
+	 */
+	diagnostics(): Diagnostic[];
+	/**
+	 * Messages steered to it that it never read — they came after its last turn — once the steers
+	 * in flight have landed. Ask when `run` has settled.
+	 */
+	unread(): Promise<string[]>;
+}
+
+/** At most this many distinct extension errors are kept per child (a handler may throw on every event). */
+const MAX_EXTENSION_ERRORS = 20;
+
+/**
+ * An `extension-error` diagnostic: the extension's file (with the line and column the stack names
+ * in it, when it does), what failed, and what to do.
+ */
+export function extensionErrorDiagnostic(error: { path: string; event: string; error: string; stack?: string }): Diagnostic {
+	const frame = error.stack?.split("\n").find((line) => line.includes(error.path));
+	const at = frame ? /:(\d+):(\d+)\)?\s*$/.exec(frame) : null;
+	return {
+		severity: "error",
+		file: error.path,
+		line: at ? Number(at[1]) : null,
+		column: at ? Number(at[2]) : null,
+		code: "extension-error",
+		message:
+			error.event === "load"
+				? `this extension failed to load in the sub-agent, which ran without it: ${error.error}`
+				: `this extension's ${error.event} handler threw in the sub-agent: ${error.error}`,
+		hint: "fix the extension, or keep it out of sub-agents with childExtensions.exclude in subagents.json",
+	};
+}
+
+/** Collects a child's extension errors: distinct ones, up to {@link MAX_EXTENSION_ERRORS}. */
+function extensionErrorLog() {
+	const seen = new Set<string>();
+	const diagnostics: Diagnostic[] = [];
+	return {
+		add(error: { path: string; event: string; error: string; stack?: string }) {
+			const key = `${error.path}\0${error.event}\0${error.error}`;
+			if (seen.has(key) || diagnostics.length >= MAX_EXTENSION_ERRORS) return;
+			seen.add(key);
+			diagnostics.push(extensionErrorDiagnostic(error));
+		},
+		list: () => [...diagnostics],
+	};
 }
 
 /** Whether a turn ended with a failed model answer (`stopReason: "error"`): pi retries it or the run fails. */
@@ -635,7 +752,9 @@ function splitModel(runtime: ModelRuntime, id: string) {
 export async function createChildSession(options: ChildSessionOptions): Promise<ChildHandle> {
 	const model = splitModel(options.modelRuntime, options.model);
 	const settingsManager = SettingsManager.create(options.settingsCwd ?? options.cwd, options.agentDir, { projectTrusted: options.projectTrusted });
-	const guard = guardExtension(options.guard, options.turnLimit ?? null);
+	const result = options.resultTool ? { tool: options.resultTool, state: { calls: 0, errors: null } as StructuredState } : null;
+	const guard = guardExtension(options.guard, options.turnLimit ?? null, result);
+	const errors = extensionErrorLog();
 	let extensions: LoadExtensionsResult;
 	if (options.extensionPaths.length === 0) {
 		extensions = { extensions: [guard], errors: [], runtime: createExtensionRuntime() };
@@ -654,6 +773,7 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		});
 		await loader.reload();
 		extensions = loader.getExtensions();
+		for (const failed of extensions.errors) errors.add({ path: failed.path, event: "load", error: failed.error });
 	}
 	const sessionManager = options.forkFile
 		? SessionManager.forkFrom(options.forkFile, options.cwd, options.sessionDir)
@@ -667,16 +787,19 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		model,
 		thinkingLevel: options.thinkingLevel,
 		resourceLoader: childResourceLoader(options.systemPrompt, options.skills, () => extensions),
-		tools: [...options.tools],
+		tools: result ? [...options.tools, SUBMIT_RESULT_TOOL] : [...options.tools],
 		sessionManager,
 		settingsManager,
 	});
-	if (options.extensionPaths.length > 0) await session.bindExtensions({});
-	return sessionHandle(session);
+	// pi reports a handler that threw to this listener and goes on; the run's result names it.
+	if (options.extensionPaths.length > 0) await session.bindExtensions({ onError: (error) => errors.add({ ...error, path: error.extensionPath }) });
+	return sessionHandle(session, result?.state ?? null, errors.list);
 }
 
-function sessionHandle(session: AgentSession): ChildHandle {
+function sessionHandle(session: AgentSession, structured: StructuredState | null, diagnostics: () => Diagnostic[]): ChildHandle {
 	const turn = { n: 0 };
+	/** Steers pi has not queued yet (it runs input handlers first). */
+	const steering = new Set<Promise<unknown>>();
 	return {
 		transcript: session.sessionManager.getSessionFile() ?? null,
 		subscribe(listener) {
@@ -687,10 +810,21 @@ function sessionHandle(session: AgentSession): ChildHandle {
 		},
 		run: (prompt) => session.prompt(prompt),
 		async steer(text) {
-			await session.steer(text);
+			const queued = session.steer(text);
+			steering.add(queued);
+			try {
+				await queued;
+			} finally {
+				steering.delete(queued);
+			}
+		},
+		async unread() {
+			await Promise.allSettled([...steering]);
+			return [...session.getSteeringMessages()];
 		},
 		abort: () => session.abort(),
 		lastText: () => session.getLastAssistantText() ?? null,
+		structured: () => (structured ? { ...structured } : null),
 		usage() {
 			const stats = session.getSessionStats();
 			return {
@@ -707,6 +841,7 @@ function sessionHandle(session: AgentSession): ChildHandle {
 		},
 		messages: () => childMessages(session.messages),
 		dispose: () => session.dispose(),
+		diagnostics,
 	};
 }
 
@@ -725,6 +860,110 @@ export function childrenDir(sessionDir: string, sessionId: string): string {
 /** Where pi's documentation lives (the `<docs>` section of pi's default prompt). */
 export function piDocPaths(): { readme: string; docs: string; examples: string } {
 	return { readme: getReadmePath(), docs: getDocsPath(), examples: getExamplesPath() };
+}
+
+// ── Headless parent ──
+// `cadre run` (ADR 0090): a parent pi session for a directory without pi's UI — built as `pi -p`
+// builds its session there (the user's settings, models, credentials, pi's project trust, the
+// user's extensions and what they register, skills, context files, pi's system prompt), never
+// prompted, so its children are spawned exactly as the extension spawns them. Owned by the CLI
+// run area.
+
+import {
+	createAgentSessionFromServices,
+	createAgentSessionRuntime,
+	createAgentSessionServices,
+	hasTrustRequiringProjectResources,
+	ProjectTrustStore,
+	type ExtensionAPI,
+	type ExtensionCommandContext,
+} from "@earendil-works/pi-coding-agent";
+
+/** Options for {@link createHeadlessParent}. */
+export interface HeadlessParentOptions {
+	/** The parent's cwd (absolute). */
+	cwd: string;
+	agentDir: string;
+	/** `--trust-project`: trust the project whatever pi decided; otherwise pi's own decision. */
+	trustProject?: boolean;
+}
+
+/** A parent session as an extension sees its own: the API and a context. */
+export interface HeadlessParent {
+	pi: ExtensionAPI;
+	ctx: ExtensionCommandContext;
+	/** The extensions pi loaded for the parent, as children reload them (cadre's own left out). */
+	childExtensions(exclude: readonly string[]): ChildExtensionSet;
+	/** pi's startup diagnostics (extension load errors, settings problems), in pi's words. */
+	diagnostics: { type: string; message: string }[];
+	/** The project has trust-gated resources (`.pi/` settings, extensions, …) that were not loaded: it is not trusted. */
+	untrustedResources: boolean;
+	/** End the session as pi does at exit (`session_shutdown`, credential writes settled). */
+	dispose(): Promise<void>;
+}
+
+/**
+ * Whether pi would trust the project at `cwd` without asking anyone (pi's print mode): a project
+ * with nothing trust-gated is trusted unless the user said otherwise; else the user's stored
+ * decision, else settings `defaultProjectTrust: "always"`; else not. (An extension's
+ * `project_trust` answer is not asked: it could only widen.)
+ */
+export function headlessProjectTrust(cwd: string, agentDir: string): boolean {
+	const stored = new ProjectTrustStore(agentDir).get(cwd);
+	if (!hasTrustRequiringProjectResources(cwd)) return stored ?? true;
+	if (stored !== null) return stored;
+	return SettingsManager.create(cwd, agentDir, { projectTrusted: false }).getDefaultProjectTrust() === "always";
+}
+
+/**
+ * The parent session `cadre run` spawns from, for `cwd`: in memory, never prompted, its extensions
+ * bound as in `pi -p` (their `session_start` runs, providers they register are in its model
+ * runtime). cadre's own extension, if the user's pi loads it, is left out (depth 1). pi's CLI-only
+ * built-ins (code mode, tool search, MCP) are not loaded: children never get them.
+ */
+export async function createHeadlessParent(options: HeadlessParentOptions): Promise<HeadlessParent> {
+	const projectTrusted = options.trustProject === true || headlessProjectTrust(options.cwd, options.agentDir);
+	let api: ExtensionAPI | null = null;
+	// The parent's extension API, as cadre's extension gets it in a pi session.
+	const probe = {
+		name: "cadre-run",
+		hidden: true,
+		factory: (pi: ExtensionAPI) => {
+			api = pi;
+		},
+	};
+	let extensions: Extension[] = [];
+	const runtime = await createAgentSessionRuntime(
+		async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
+			const services = await createAgentSessionServices({
+				cwd,
+				agentDir,
+				settingsManager: SettingsManager.create(cwd, agentDir, { projectTrusted }),
+				resourceLoaderOptions: {
+					extensionFactories: [probe],
+					extensionsOverride: (base) => ({ ...base, extensions: base.extensions.filter((extension) => !isCadre(extension)) }),
+				},
+			});
+			extensions = services.resourceLoader.getExtensions().extensions;
+			const created = await createAgentSessionFromServices({ services, sessionManager, sessionStartEvent });
+			const loadErrors = services.resourceLoader
+				.getExtensions()
+				.errors.map(({ path, error }) => ({ type: "error" as const, message: `Failed to load extension "${path}": ${error}` }));
+			return { ...created, services, diagnostics: [...services.diagnostics, ...loadErrors] };
+		},
+		{ cwd: options.cwd, agentDir: options.agentDir, sessionManager: SessionManager.inMemory(options.cwd) },
+	);
+	await runtime.session.bindExtensions({ mode: "print" });
+	if (!api) throw new Error("cadre: pi did not load the parent session's extensions.");
+	return {
+		pi: api,
+		// A command's context: an extension's, plus the parent's prompt options.
+		ctx: runtime.session.extensionRunner.createCommandContext(),
+		childExtensions: (exclude) => childExtensionSet(extensions, exclude),
+		diagnostics: runtime.diagnostics.map((d) => ({ type: d.type, message: d.message })),
+		untrustedResources: !projectTrusted && hasTrustRequiringProjectResources(options.cwd),
+		dispose: () => runtime.dispose(),
+	};
 }
 
 // ── Prompt ──

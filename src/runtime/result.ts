@@ -6,9 +6,14 @@
  */
 import { type DiagnosticCode, formatDiagnostic } from "../core/diagnostics.ts";
 import { safeText } from "../core/terminal-text.ts";
+import type { InputCheck } from "../resolve/types.ts";
+import type { Contract } from "./contract.ts";
 import type { RunRecord } from "./runs.ts";
 
-/** The resolution's own diagnostics (spec 02/04/05): what this spawn discarded or changed. */
+/**
+ * The resolution's own diagnostics (spec 02/04/05): what this spawn discarded or changed; and the
+ * run's own (ADR 0079): an extension of the child that failed, a steered message pi refused.
+ */
 const RESOLUTION_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
 	"tool-unavailable",
 	"tool-dropped",
@@ -16,6 +21,9 @@ const RESOLUTION_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
 	"thinking-clamped",
 	"request-ignored",
 	"worktree-unavailable",
+	"input-unknown",
+	"extension-error",
+	"steer-undelivered",
 ]);
 
 /** Whether a diagnostic is the resolution's own for this spawn (a result warning), not a file's. */
@@ -57,18 +65,55 @@ export interface RunResult {
 	tools: string[];
 	requestedVsUsed: RequestedVsUsed[];
 	/**
+	 * The persona's outputs and the structured result as checked when the run ended (ADR 0099):
+	 * `ok`, each output with `ok`, `path` (file and directory outputs) and `reason`, and whether a
+	 * repair turn was sent and worked; null when the run promised nothing.
+	 */
+	contract: Contract | null;
+	/** The value the child's `submit_result` accepted (its `output_schema`), or null. */
+	structured: unknown;
+	/**
 	 * The resolution's warnings for this spawn (dropped or unavailable tools, clamped thinking,
-	 * ignored request values, …) as `file:line:col severity code message (hint)`; never the project's
-	 * unrelated load diagnostics.
+	 * ignored request values, …) and what went wrong in the run without ending it (an extension of
+	 * the child that failed to load or threw, a steered message pi refused) as
+	 * `file:line:col severity code message (hint)`; never the project's unrelated load diagnostics.
 	 */
 	warnings: string[];
 }
 
-/** Request values and what was used, from the trace and the resolver's `ignored` list. */
+/** The inputs row: the names the request gave next to those passed on, and which no persona declares. */
+function inputsRow(checks: InputCheck[]): RequestedVsUsed {
+	const given = checks.filter((check) => check.status === "ok" || check.status === "undeclared");
+	const undeclared = given.filter((check) => check.status === "undeclared").map((check) => check.name);
+	return {
+		field: "inputs",
+		requested: given.map((check) => check.name),
+		used: given.map((check) => check.name),
+		note: undeclared.length > 0 ? `not declared by the persona: ${undeclared.join(", ")}` : null,
+	};
+}
+
+/** The contract row: what the files and the request promised next to what the run produced. */
+function contractRow(contract: Contract): RequestedVsUsed {
+	const failed = contract.outputs.filter((output) => !output.ok);
+	const repair = contract.repair === null ? "" : contract.repair.steered ? (contract.repair.worked ? "; repaired by a repair turn" : "; a repair turn did not fix it") : `; no repair turn: ${contract.repair.skipped}`;
+	return {
+		field: "contract",
+		requested: contract.outputs.map((output) => output.name),
+		used: contract.outputs.filter((output) => output.ok).map((output) => output.name),
+		note: failed.length === 0 && contract.repair === null ? null : `${failed.map((output) => `${output.name}: ${output.reason}`).join("; ") || "kept"}${repair}`,
+	};
+}
+
+/** Request values and what was used, from the trace and the resolver's `ignored` list, and the contract. */
 export function requestedVsUsed(run: RunRecord): RequestedVsUsed[] {
 	const rows: RequestedVsUsed[] = [];
 	for (const [field, entry] of Object.entries(run.trace)) {
 		if (!entry) continue;
+		if (field === "inputs") {
+			if (entry.layer === "request") rows.push(inputsRow(entry.value as InputCheck[]));
+			continue;
+		}
 		const used = field === "reasoningEffort" && entry.applied !== undefined ? entry.applied : entry.value;
 		if (entry.layer === "request") {
 			rows.push({ field, requested: entry.value, used, note: used === entry.value ? null : "clamped for the model" });
@@ -80,6 +125,7 @@ export function requestedVsUsed(run: RunRecord): RequestedVsUsed[] {
 	for (const ignored of run.ignored) {
 		rows.push({ field: ignored.key, requested: ignored.requested, used: null, note: `ignored: ${ignored.reason}` });
 	}
+	if (run.contract) rows.push(contractRow(run.contract));
 	return rows;
 }
 
@@ -112,6 +158,8 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		persona: run.config.persona,
 		tools: [...run.config.tools],
 		requestedVsUsed: requestedVsUsed(run),
+		contract: run.contract === null ? null : structuredClone(run.contract),
+		structured: run.structured ?? null,
 		warnings: run.diagnostics.filter(isResolutionDiagnostic).map(formatDiagnostic),
 	};
 }
@@ -121,8 +169,19 @@ export function counted(n: number, noun: string): string {
 	return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
+const MAX_SHOWN = 160;
+
+/** A value in one line of the result text; long values (a schema) are cut to their start and length. */
 function show(value: unknown): string {
-	return value === null || value === undefined ? "none" : typeof value === "string" ? value : JSON.stringify(value);
+	const text = value === null || value === undefined ? "none" : typeof value === "string" ? value : JSON.stringify(value);
+	return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 1)}… (${text.length} chars)` : text;
+}
+
+/** `Contract: kept (report ✓, patch ✓ out/patch.diff).` / `Contract: NOT kept — …` */
+function contractLine(contract: Contract): string {
+	const outputs = contract.outputs.map((output) => `${output.name} ${output.ok ? "ok" : `missing: ${output.reason}`}${output.path ? ` (${output.path})` : ""}`).join("; ");
+	const repair = contract.repair === null ? "" : contract.repair.steered ? ` Repair turn: sent once; ${contract.repair.worked ? "it fixed the contract" : "the contract is still not kept"}.` : ` No repair turn: ${contract.repair.skipped}.`;
+	return `Contract: ${contract.ok ? "kept" : "NOT kept"} — ${outputs}.${repair}`;
 }
 
 /** `12.3k in / 456 out, $0.0012` */
@@ -158,6 +217,8 @@ export function formatResult(result: RunResult): string {
 	}
 	if (differing.length === 0 && result.requestedVsUsed.length === 0) lines.push("Requested vs used: nothing requested beyond the prompt.");
 	if (result.warnings.length > 0) lines.push("Warnings:", ...result.warnings.map((warning) => `- ${warning}`));
+	if (result.contract) lines.push(contractLine(result.contract));
+	if (result.structured !== null && result.structured !== undefined) lines.push(`Structured result (submit_result): ${JSON.stringify(result.structured)}`);
 	lines.push("", result.text ?? "(no final text)");
 	return safeText(lines.join("\n"));
 }
@@ -173,6 +234,7 @@ export function notificationText(run: RunRecord): string {
 		`Background sub-agent ${run.id} (${run.type}: ${run.description}) ${run.state}.`,
 		`Usage: ${formatUsage(run.usage)}. Transcript: ${run.transcript ?? "not persisted"}.`,
 		...(run.persistError ? [`Not persisted: ${run.persistError}.`] : []),
+		...(run.contract ? [contractLine(run.contract)] : []),
 		`Preview: ${preview || "(no text)"}`,
 		`Call get_subagent_result with agent_id "${run.id}" for the full result.`,
 	].join("\n"));

@@ -8,6 +8,7 @@
  */
 import type { Diagnostic } from "../core/diagnostics.ts";
 import type { EffectiveConfig, IgnoredRequestValue, Trace } from "../resolve/types.ts";
+import { type Contract, checkContract, hasContract, repairMessage } from "./contract.ts";
 import { createLimiter } from "./limiter.ts";
 import { currentOwner, type Owner } from "./owner.ts";
 import type { ChildContext, ChildEvent, ChildHandle, ChildMessage, ChildUsage } from "./pi-sdk.ts";
@@ -54,6 +55,8 @@ export interface SpawnPlan {
 	cwd: string;
 	/** The run this one resumes, or null. */
 	resumeOf: string | null;
+	/** Settings `contracts.repair`: steer a child once when its contract is not kept (default true). */
+	repairContract?: boolean;
 	/** Creates the child session in `cwd` (continuing `resumeFile` when set). */
 	createChild(run: RunRecord, cwd: string, resumeFile: string | null): Promise<ChildHandle>;
 }
@@ -92,6 +95,10 @@ export interface RunRecord {
 	usage: ChildUsage;
 	/** The child's final text (uncapped; results cap it). */
 	text: string | null;
+	/** The outputs and structured result checked at the run's end (ADR 0099); null when it promised none. */
+	contract: Contract | null;
+	/** The value the child's `submit_result` accepted, or null. */
+	structured: unknown;
 	error: string | null;
 	transcript: string | null;
 	isolation: IsolationReport | null;
@@ -150,7 +157,8 @@ export interface RunRegistryOptions {
  * `persistError`. The registry asks at creation, at every state change and on turn ends at most
  * once per `progressSaveMs` — never per token — through `save`: off the spawn path, after
  * `saveDelayMs`, one write of a run at a time (asks meanwhile make one more write of the latest
- * state). The end is written with `saveNow` after those, before the terminal event.
+ * state). The end is written with `saveNow` after those, before the terminal event; an end that
+ * could not be written is written again after the next write that works, and at the session's end.
  */
 export interface RecordWriter {
 	save(run: RunRecord): Promise<string | null>;
@@ -246,6 +254,8 @@ export type RunEventPayload = {
 	capabilityMode: EffectiveConfig["capabilityMode"];
 	persona: EffectiveConfig["persona"];
 	tools: string[];
+	/** The persona contract's outcome once the run ended (null before, or without a contract). */
+	contract: Contract | null;
 	turns: number;
 	toolUses: number;
 	usage: ChildUsage;
@@ -269,12 +279,44 @@ export function eventPayload(run: RunRecord): RunEventPayload {
 		capabilityMode: run.config.capabilityMode,
 		persona: run.config.persona,
 		tools: [...run.config.tools],
+		contract: run.contract === null ? null : structuredClone(run.contract),
 		turns: run.turns,
 		toolUses: run.toolUses,
 		usage: { ...run.usage },
 		transcript: run.transcript,
 		error: run.error,
 		resumeOf: run.resumeOf,
+	};
+}
+
+const STOPPED = "stopped by the user or the parent session";
+
+/** A stopped run's error: why it stopped, and how it was ending when the stop won (`state`, `error`). */
+function stoppedError(state: TerminalState, error: string | null): string {
+	if (state === "stopped") return error ?? STOPPED;
+	return error ? `${STOPPED}; it had ${state}: ${error}` : STOPPED;
+}
+
+/** Runs a host callback; what it throws is its own problem, never the run's. */
+function quietly(callback: () => void): void {
+	try {
+		callback();
+	} catch {
+		// see the doc comment
+	}
+}
+
+/** A `steer-undelivered` diagnostic: a steered message the child's session refused. */
+function undelivered(message: string, why: string, hint: string): Diagnostic {
+	const shown = message.length > 80 ? `${message.slice(0, 79)}…` : message;
+	return {
+		severity: "warning",
+		file: null,
+		line: null,
+		column: null,
+		code: "steer-undelivered",
+		message: `the message ${JSON.stringify(shown)} steered to it was not delivered: ${why}`,
+		hint,
 	};
 }
 
@@ -311,17 +353,33 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		internal.saveTimer = setTimeout(() => flush(internal, records), saveDelayMs);
 		internal.saveTimer.unref?.();
 	};
+	const writeNow = (internal: Internal, writer: RecordWriter): boolean => {
+		try {
+			internal.record.persistError = writer.saveNow(internal.record);
+		} catch (error) {
+			internal.record.persistError = failed(error);
+		}
+		return internal.record.persistError === null;
+	};
+	/**
+	 * Ended runs whose last write failed (the directory was unwritable for a while): written again
+	 * after the next write that works and at the session's end, so the records agree with the runs.
+	 */
+	const unsaved = new Set<Internal>();
+	const retryUnsaved = (writer: RecordWriter) => {
+		for (const internal of unsaved) {
+			if (!writeNow(internal, writer)) return;
+			unsaved.delete(internal);
+		}
+	};
 	/** Write the end (call after the write in flight, if any, has settled): it is the last one. */
 	const saveEnd = (internal: Internal): void => {
 		if (!records) return;
 		if (internal.saveTimer) clearTimeout(internal.saveTimer);
 		internal.saveTimer = null;
 		internal.dirty = false;
-		try {
-			internal.record.persistError = records.saveNow(internal.record);
-		} catch (error) {
-			internal.record.persistError = failed(error);
-		}
+		if (writeNow(internal, records)) retryUnsaved(records);
+		else unsaved.add(internal);
 	};
 	/** The parent session ended (`stopAll`): a spawn that was still preparing is stopped at once. */
 	let closed = false;
@@ -333,13 +391,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			`[cadre] You have ${remaining} turn${remaining === 1 ? "" : "s"} left before your turn limit. Finish your work and give your final answer now.`);
 
 	/** A display must never break a run. */
-	const changed = (run: RunRecord) => {
-		try {
-			options.onChange?.(run);
-		} catch {
-			// ignored: see onChange
-		}
-	};
+	const changed = (run: RunRecord) => quietly(() => options.onChange?.(run));
 
 	const finish = async (internal: Internal, state: TerminalState, error: string | null) => {
 		if (internal.finished) return;
@@ -347,18 +399,31 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		const run = internal.record;
 		// A user stop wins any race with a finishing run.
 		const final: TerminalState = internal.stopRequested ? "stopped" : state;
-		if (internal.child) {
-			run.usage = internal.child.usage();
-			run.text = internal.child.lastText();
-			run.transcript = internal.child.transcript ?? run.transcript;
+		const child = internal.child;
+		if (child) {
+			// A message steered after the child's last turn stays unread; a stopped run's are moot.
+			const unread = final === "stopped" ? [] : await child.unread().catch(() => []);
+			const hint = "resume the run with the message to give it to the child";
+			for (const message of unread) run.diagnostics.push(undelivered(message, "it came after the child's last turn", hint));
+			run.usage = child.usage();
+			run.text = child.lastText();
+			run.transcript = child.transcript ?? run.transcript;
+			const submitted = child.structured();
+			if (submitted && "value" in submitted) run.structured = submitted.value;
+			// A run that did not complete is checked as it ended, without a repair turn.
+			if (run.contract === null && hasContract(run.config)) {
+				run.contract = checkContract(run.config, { cwd: internal.cwd, answer: run.text, structured: submitted });
+				if (!run.contract.ok) run.contract.repair = { steered: false, worked: false, skipped: `the run ended ${final}` };
+			}
+			run.diagnostics.push(...child.diagnostics());
 			try {
-				internal.child.dispose();
+				child.dispose();
 			} catch {
 				// disposing a failed session must not hide the result
 			}
 			internal.child = null;
 		}
-		run.error = final === "stopped" ? (error ?? "stopped by the user or the parent session") : error;
+		run.error = final === "stopped" ? stoppedError(state, error) : error;
 		try {
 			run.isolation = (await isolation.finish(run, final)) ?? run.isolation;
 		} catch (cause) {
@@ -367,22 +432,63 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		await internal.writing;
 		// A stop that arrived while isolation was wrapping up still wins (the run was not terminal).
 		run.state = internal.stopRequested ? "stopped" : final;
-		if (run.state === "stopped") run.error ??= "stopped by the user or the parent session";
+		if (run.state === "stopped") run.error = stoppedError(state, error);
 		run.endedAt = Date.now();
 		run.activity = run.state;
 		// Written before the terminal event: whoever reacts to it (or a session started next) reads the end.
 		saveEnd(internal);
 		run.currentTool = null;
-		options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run));
-		options.onTerminal?.(run);
+		// A host callback that throws must not keep the run from settling or its slot from coming back.
+		quietly(() => options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run)));
+		quietly(() => options.onTerminal?.(run));
 		changed(run);
 		internal.resolveDone(run);
 	};
 
+	/** Why a run whose contract is not kept gets no repair turn, or null when it gets one. */
+	const noRepair = (internal: Internal): string | null => {
+		const run = internal.record;
+		if (internal.plan.repairContract === false) return "settings contracts.repair is false";
+		const maxTurns = run.config.maxTurns;
+		if (run.limitReached || (maxTurns !== null && run.turns >= maxTurns)) return `no turns left (max_turns ${maxTurns})`;
+		return null;
+	};
+
+	/** Checks a completed run's contract; when it is not kept, steers the child once (the repair turn) and checks again. */
+	const keepContract = async (internal: Internal, child: ChildHandle) => {
+		const run = internal.record;
+		if (!hasContract(run.config)) return;
+		const check = () => checkContract(run.config, { cwd: internal.cwd, answer: child.lastText(), structured: child.structured() });
+		const first = check();
+		if (first.ok) {
+			run.contract = first;
+			return;
+		}
+		const skipped = noRepair(internal);
+		if (skipped !== null) {
+			run.contract = { ...first, repair: { steered: false, worked: false, skipped } };
+			return;
+		}
+		run.activity = "repair turn";
+		await child.run(repairMessage(run.config, first));
+		const after = check();
+		run.contract = { ...after, repair: { steered: true, worked: after.ok, skipped: null } };
+	};
+
 	const execute = async (internal: Internal, release: (() => void) | null) => {
 		const run = internal.record;
-		if (internal.stopRequested || internal.finished) {
+		if (internal.finished) {
 			release?.();
+			return;
+		}
+		// Stopped (or its parent call aborted) before it could be cancelled in the queue — a stop from
+		// a `cadre:created` listener comes before the run is queued at all: it ends here, never started.
+		if (internal.stopRequested || internal.aborted) {
+			try {
+				await finish(internal, internal.stopRequested ? "stopped" : "aborted", internal.stopRequested ? null : "aborted by the parent");
+			} finally {
+				release?.();
+			}
 			return;
 		}
 		run.state = "running";
@@ -407,14 +513,20 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			const maxTurns = run.config.maxTurns;
 			// With max_turns ≤ 2, "two turns before the ceiling" is the start: warn before the first request.
 			if (maxTurns !== null && maxTurns <= 2) internal.buffered.push(warning(maxTurns));
-			let lastAssistant: { stopReason: string; errorMessage: string | null } | null = null;
+			/** A message accepted earlier that pi refuses now (e.g. it names a command of the child's extensions). */
+			const deliver = (message: string) =>
+				void child.steer(message).catch((cause: unknown) => {
+					const why = cause instanceof Error ? cause.message : String(cause);
+					run.diagnostics.push(undelivered(message, why, "steer it again in words the child reads as a message (not one of its commands)"));
+				});
+			const seen: { last: { stopReason: string; errorMessage: string | null } | null } = { last: null };
 			const unsubscribe = child.subscribe((event) => {
 				run.lastEventAt = Date.now();
 				switch (event.type) {
 					case "turn_start":
 						run.activity = "thinking";
 						run.currentTool = null;
-						if (event.turn === 1) for (const message of internal.buffered.splice(0)) void child.steer(message);
+						if (event.turn === 1) for (const message of internal.buffered.splice(0)) deliver(message);
 						break;
 					case "turn_end":
 						run.usage = child.usage();
@@ -422,7 +534,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 						run.context = child.contextUsage();
 						// The ceiling itself is enforced in the child (pi-sdk guard, terminate).
 						if (maxTurns !== null && event.toolCalls > 0) {
-							if (event.turn === maxTurns - 2) void child.steer(warning(2));
+							if (event.turn === maxTurns - 2) deliver(warning(2));
 							if (event.turn >= maxTurns) run.limitReached = true;
 						}
 						break;
@@ -438,7 +550,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 						// A turn is one model answer; an answer aborted before it began, or a failed one
 						// (pi retries it, or the run fails), is none.
 						if (event.stopReason !== "aborted" && event.stopReason !== "error") run.turns++;
-						lastAssistant = event;
+						seen.last = event;
 						break;
 					default:
 						break;
@@ -448,10 +560,12 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			});
 			try {
 				await child.run(run.prompt);
+				const ended = seen.last?.stopReason;
+				if (!internal.aborted && !internal.stopRequested && ended !== "error" && ended !== "aborted") await keepContract(internal, child);
 			} finally {
 				unsubscribe();
 			}
-			const last = lastAssistant as { stopReason: string; errorMessage: string | null } | null;
+			const last = seen.last;
 			if (internal.aborted) state = "aborted";
 			else if (internal.stopRequested) state = "stopped";
 			else if (run.limitReached) state = "completed";
@@ -485,7 +599,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				config: plan.config,
 				trace: plan.trace,
 				ignored: plan.ignored,
-				diagnostics: plan.diagnostics,
+				diagnostics: [...plan.diagnostics],
 				resumeOf: plan.resumeOf,
 				parentSession: options.parentSession ?? null,
 				owner: currentOwner(),
@@ -500,6 +614,8 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				toolUses: 0,
 				usage: { ...ZERO_USAGE },
 				text: null,
+				contract: null,
+				structured: null,
 				error: null,
 				transcript: spawnOptions.resumeFile ?? null,
 				isolation: null,
@@ -547,7 +663,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 				const onAbort = () => {
 					if (internal.finished) return;
 					internal.aborted = true;
-					if (internal.child) void internal.child.abort();
+					if (internal.child) void internal.child.abort().catch(() => undefined);
 					else if (internal.cancelQueued?.()) void finish(internal, "aborted", "aborted by the parent");
 				};
 				if (signal.aborted) onAbort();
@@ -588,7 +704,10 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			if (loaded) throw new Error(notHere(loaded));
 			if (!internal) throw new Error(`No sub-agent run with id ${id}. Use /subagents to list runs.`);
 			const run = internal.record;
-			if (internal.finished) throw new Error(`Run ${id} is already ${run.state}; steer only reaches queued or running runs (resume it instead).`);
+			if (internal.finished) {
+				const now = run.endedAt === null ? "finishing" : `already ${run.state}`;
+				throw new Error(`Run ${id} is ${now}; steer only reaches queued or running runs (resume it instead).`);
+			}
 			if (internal.child && run.state === "running") await internal.child.steer(message);
 			else internal.buffered.push(message);
 			const payload: SteeredEventPayload = { ...eventPayload(run), message, buffered: !internal.child };
@@ -602,7 +721,8 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			// A run another process still runs cannot be waited for here: its progress is what there is.
 			if (loaded) return loaded.endedAt !== null ? loaded : null;
 			if (!internal) throw new Error(`No sub-agent run with id ${id}.`);
-			if (internal.finished) return internal.record;
+			// Finishing (isolation wrap-up, the last record write) is not terminal yet: wait for the end.
+			if (internal.record.endedAt !== null) return internal.record;
 			const waits: Promise<RunRecord | null>[] = [internal.done];
 			let timer: NodeJS.Timeout | undefined;
 			if (timeoutMs !== null) waits.push(new Promise((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs))));
@@ -616,6 +736,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		async stopAll() {
 			closed = true;
 			await Promise.all([...runs.keys()].map((id) => registry.stop(id)));
+			if (records) retryUnsaved(records);
 		},
 		setMaxConcurrent: (max) => limiter.setMax(max),
 	};

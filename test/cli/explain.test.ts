@@ -149,3 +149,26 @@ describe("sources of inline settings entries", () => {
 		expect(trace.personaInstructions).toMatchObject({ value: "Be terse.", layer: "persona", source: "settings:.pi/subagents.json:6" });
 	});
 });
+
+describe("the input check (issue 13)", () => {
+	const reviewer =
+		"---\ndescription: Reviewer\ninputs:\n  - name: target\n    io_type: file\n    required: true\n    description: the file to review\n  - name: depth\n    io_type: json\n---\nReview.\n";
+	const files = { "project/.pi/personas/reviewer.md": reviewer, "project/src/a.ts": "export {};\n" };
+
+	it("shows each input with its type, whether it is required and the outcome, then the did-you-mean warning", async () => {
+		const request = JSON.stringify({ persona: "reviewer", inputs: { target: "src/a.ts", dpeth: 2 } });
+		const { code, out } = await cadre(tree(files), ["explain", "general-purpose", "--request", request, "--parent-model", "test/model-a"]);
+		expect(code).toBe(0);
+		expect(out).toMatch(/inputs\s+target ok, depth not-given, dpeth undeclared\s+request/);
+		expect(out).toMatch(/inputs:\n {2}target +file +required +ok: src\/a\.ts\n {2}depth +json +optional +not-given\n {2}dpeth +— +optional +undeclared: it declares target, depth — did you mean depth\?/);
+		expect(out).toContain('warning input-unknown request input "dpeth" is not an input of persona "reviewer" (.pi/personas/reviewer.md)');
+	});
+
+	it("a missing required input is the refusal, with the input's description", async () => {
+		const request = JSON.stringify({ persona: "reviewer", inputs: {} });
+		const { code, out } = await cadre(tree(files), ["explain", "general-purpose", "--request", request, "--parent-model", "test/model-a"]);
+		expect(code).toBe(1);
+		expect(out.split("\n")[0]).toBe('general-purpose: refused: input-missing — input "target" (file, required) of persona "reviewer" (.pi/personas/reviewer.md) is missing: the file to review');
+		expect(out).toMatch(/target +file +required +missing: required, not given/);
+	});
+});

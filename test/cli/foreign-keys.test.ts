@@ -63,6 +63,15 @@ describe("foreign restriction keys", () => {
 		expect(run.json.trace.capabilityMode).toMatchObject({ layer: "definition", source: ".pi/agents/planner.md:3" });
 	});
 
+	it("two foreign keys each keep their own restriction: a later key's allow never gives back what an earlier key denied", () => {
+		const p = project({
+			"project/.pi/agents/scout.md": "---\ndescription: Scout\ntools: read, grep, bash\nexcludeTools: bash\nextensions:\n---\nLook.\n",
+			"project/.pi/agents/helper.md": "---\ndescription: Helper\ndisallowed_tools: write\nisolated: true\n---\nHelp.\n",
+		});
+		expect(explainJson(p, "scout").json.config?.tools).toEqual(["read", "grep"]);
+		expect(explainJson(p, "helper").json.config?.tools).toEqual(["read", "bash", "edit"]);
+	});
+
 	it("opencode's tools and permission maps narrow the tools instead of being dropped", () => {
 		const p = project({
 			"project/.pi/agents/review.md": "---\ndescription: Review\nmode: subagent\ntools:\n  write: false\n  edit: false\npermission:\n  bash: deny\n---\nReview.\n",

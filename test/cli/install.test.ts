@@ -94,9 +94,9 @@ describe("without pi's packages", () => {
 		expect(runCli(["list", "--cwd", p.cwd], { nodeArgs: withoutPi(), env: p.env }).stdout).toContain("scout");
 	});
 
-	it("explain and prompt say they need pi's packages and how to get them (exit 2)", () => {
+	it("explain, prompt and run say they need pi's packages and how to get them (exit 2)", () => {
 		const p = project();
-		for (const command of ["explain", "prompt"]) {
+		for (const command of ["explain", "prompt", "run"]) {
 			const run = runCli([command, "scout", "--cwd", p.cwd], { nodeArgs: withoutPi(), env: p.env });
 			expect(run.code).toBe(2);
 			expect(run.stderr).toContain(`cadre: ${command} needs pi's packages (@earendil-works/pi-coding-agent >=1.6.0 <2)`);

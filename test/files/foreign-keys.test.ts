@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { describeMapping, FOREIGN_KEYS, foreignKeyFor, piToolFor, readForeignKey } from "../../src/files/foreign-keys.ts";
+import { describeMapping, FOREIGN_KEYS, foreignKeyFor, foreignToolName, piToolFor, readForeignKey } from "../../src/files/foreign-keys.ts";
 import { layout, where } from "./fixture.ts";
 
 const read = (key: string, value: unknown) => readForeignKey(key, value);
@@ -185,5 +185,76 @@ describe("loading foreign restriction keys", () => {
 			"project/.pi/agents/helper.md": "---\ndescription: Project helper\n---\n",
 		}).load();
 		expect(r.definitions.get("helper")?.unread.map((u) => u.key)).toEqual(["hooks"]);
+	});
+});
+
+describe("what cadre import needs from the table (issue 12)", () => {
+	it("names other tools' keys for cadre keys under another name (renamed)", () => {
+		expect(read("background", true)).toMatchObject({ outcome: "renamed", key: "run_in_background", value: true });
+		expect(read("async", false)).toMatchObject({ outcome: "renamed", key: "run_in_background", value: false });
+		expect(read("maxTurns", 12)).toMatchObject({ outcome: "renamed", key: "max_turns", value: 12 });
+		expect(read("developer_instructions", "Review.")).toMatchObject({ outcome: "renamed", key: "body", value: "Review." });
+		expect(read("model_reasoning_effort", "high")).toMatchObject({ outcome: "renamed", key: "thinking", value: "high" });
+		expect(read("reasoningEffort", "low")).toMatchObject({ outcome: "renamed", key: "thinking", value: "low" });
+		expect(read("prompt", "{file:./p.txt}")).toMatchObject({ outcome: "renamed", key: "body" });
+		expect(read("defaultContext", "fork")).toMatchObject({ outcome: "renamed", key: "inherit_context", value: true });
+		expect(read("defaultContext", "fresh")).toMatchObject({ outcome: "renamed", key: "inherit_context", value: false });
+		expect(read("defaultContext", "sideways")?.outcome).toBe("ignored");
+	});
+
+	it("reads Codex's sandbox_mode like a permission mode: read-only maps, workspace-write is refused", () => {
+		expect(read("sandbox_mode", "read-only")).toMatchObject({ outcome: "mapped", values: { capability: "read-only" } });
+		expect(read("sandbox_mode", "workspace-write")?.outcome).toBe("refused");
+		expect(read("sandbox_mode", "danger-full-access")?.outcome).toBe("ignored");
+		expect(read("sandbox_mode", 7)?.outcome).toBe("refused");
+		expect(read("approval_policy", "never")?.outcome).toBe("ignored");
+		expect(read("runner", { type: "external-cli", command: "x" })?.outcome).toBe("refused");
+		expect(read("inherit_extensions", false)?.outcome).toBe("mapped");
+		for (const key of ["nickname_candidates", "mcp_servers", "web_search", "advertise", "aliases", "acceptance", "output", "defaultReads"]) {
+			expect(read(key, "x")?.outcome, key).toBe("ignored");
+		}
+	});
+
+	it("gives each other tool's tool name its pi name, or says why it has none", () => {
+		const to = (name: string) => foreignToolName(name);
+		expect(["Read", "Grep", "Glob", "LS", "Bash", "Edit", "MultiEdit", "Write"].map((name) => to(name).name)).toEqual(["read", "grep", "find", "ls", "bash", "edit", "edit", "write"]);
+		expect(to("Read").outcome).toBe("mapped");
+		expect(to("mcp__github__create_pull_request")).toMatchObject({ outcome: "mapped", name: "mcp__github__create_pull_request" });
+		expect(to("mcp__my-server__do")).toMatchObject({ outcome: "approximated", name: "mcp__my_server__do" });
+		expect(to("mcp:github/search_repositories")).toMatchObject({ outcome: "mapped", name: "mcp__github__search_repositories" });
+		expect(to("mcp:chrome-devtools")).toMatchObject({ outcome: "mapped", name: "mcp__chrome_devtools__*" });
+		expect(to("mcp_*")).toMatchObject({ outcome: "mapped", name: "mcp__*" });
+		expect(to("mcp_github_*")).toMatchObject({ outcome: "mapped", name: "mcp__github__*" });
+		expect(to("ext:mcp/search")).toMatchObject({ outcome: "approximated", name: "search" });
+		expect(to("ext:mcp")).toMatchObject({ outcome: "dropped", name: null });
+		for (const name of ["Task", "Agent", "Task(reviewer)", "WebFetch", "WebSearch", "web_fetch", "TodoWrite", "NotebookEdit"]) {
+			const reading = to(name);
+			expect(reading, name).toMatchObject({ outcome: "dropped", name: null });
+			expect(reading.why, name).not.toBe("");
+		}
+		// A pattern allows some uses only: the tool is left out rather than allowed entirely.
+		expect(to("Bash(git log:*)")).toMatchObject({ outcome: "dropped", name: null });
+		expect(to("Bash(git log:*)").fix).toContain("bash");
+		expect(to("patch")).toMatchObject({ outcome: "mapped", name: "edit" });
+		expect(to("lint_everything")).toMatchObject({ outcome: "approximated", name: "lint_everything" });
+		expect(to("*")).toMatchObject({ outcome: "mapped", name: "*" });
+	});
+});
+
+describe("loading a key cadre has under another name", () => {
+	it("is ignored with an unknown-key warning that names the cadre key (a camelCase spelling stays an error)", () => {
+		const r = layout({ "project/.pi/agents/claude.md": "---\ndescription: From Claude\nmaxTurns: 5\nreasoningEffort: high\n---\nWork.\n" }).load();
+		expect(where(r)).toEqual([".pi/agents/claude.md:3:1 unknown-key", ".pi/agents/claude.md:4:1 unknown-key"]);
+		expect(r.diagnostics.map((d) => d.severity)).toEqual(["error", "warning"]);
+		expect(r.diagnostics[0]?.message).toContain("max_turns");
+		expect(r.diagnostics[1]?.message).toContain("opencode key for cadre's thinking");
+		expect(r.diagnostics[1]?.hint).toContain("cadre import --from opencode");
+		expect(r.definitions.get("claude")?.keys.max_turns).toBeUndefined();
+		expect(r.definitions.get("claude")?.keys.thinking).toBeUndefined();
+	});
+
+	it("keeps the Markdown text-key message for a role's prompt", () => {
+		const r = layout({ "project/.pi/roles/explore.md": "---\nprompt: Be brief.\n---\n" }).load();
+		expect(r.diagnostics.find((d) => d.code === "unknown-key")?.message).toContain("its text is the body");
 	});
 });

@@ -210,8 +210,8 @@ describe("keys and synonyms", () => {
 			confine: "project",
 			maxBytes: 1024 * 1024,
 		});
-		expect(p?.keys.inputs?.value).toEqual([{ name: "spec", io_type: "file", required: true, description: null }]);
-		expect(p?.keys.outputs?.value).toEqual([{ name: "doc", io_type: "text", required: false, description: "the page" }]);
+		expect(p?.keys.inputs?.value).toEqual([{ name: "spec", io_type: "file", required: true, description: null, path: null }]);
+		expect(p?.keys.outputs?.value).toEqual([{ name: "doc", io_type: "text", required: false, description: "the page", path: null }]);
 	});
 
 	it("loads a grok-build TOML role and positions its keys", () => {

@@ -213,3 +213,14 @@ describe("the parent-facing tools", () => {
 		expect(childFirstMessage).toContain("the secret word is pelican");
 	});
 });
+
+describe("the subagent description names required inputs (issue 13)", () => {
+	it("marks a required input, and leaves an optional one plain", async () => {
+		const { layout } = await import("../files/fixture.ts");
+		const { subagentDescription } = await import("../../src/hosts/pi/tools.ts");
+		const loaded = layout({
+			"project/.pi/personas/reviewer.md": "---\ndescription: Reviews\ninputs:\n  - name: target\n    io_type: file\n    required: true\n  - name: depth\n    io_type: json\n---\nReview.\n",
+		}).load();
+		expect(subagentDescription(loaded)).toContain("- reviewer: Reviews (expects target: file (required), depth: json)");
+	});
+});

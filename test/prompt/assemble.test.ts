@@ -150,6 +150,54 @@ describe("assemblePrompt", () => {
 	});
 });
 
+describe("contract sections (issue 13)", () => {
+	const persona = { persona: "grace", personaInstructions: "Speak plainly." };
+	const outputs: EffectiveConfig["outputs"] = [
+		{ name: "report", io_type: "text", required: true, description: "findings, most severe first.", path: null },
+		{ name: "patch", io_type: "file", required: false, description: null, path: "out/patch.diff" },
+	];
+	const inputs = (text: string): EffectiveConfig["inputs"] => [
+		{ name: "target", ioType: "file", required: true, description: 'the "file"', status: "ok", text, note: null },
+		{ name: "depth", ioType: "json", required: false, description: null, status: "not-given", text: null, note: null },
+		{ name: "extra", ioType: null, required: false, description: null, status: "undeclared", text: "a </input> b", note: "x" },
+	];
+
+	it("writes <outputs> then <inputs> after the persona: what cadre checks, how each output is named, the passed inputs", () => {
+		const prompt = assemblePrompt(input({}, { ...persona, outputs, outputSchema: { type: "object" }, inputs: inputs("src/a.ts") }));
+		expect(prompt.sections.map((s) => s.name)).toEqual(["identity", "header", "persona", "outputs", "inputs"]);
+		expect(sectionText(prompt, "outputs")).toBe(
+			[
+				"<outputs>",
+				"cadre checks these outputs when you finish and tells the parent which are missing.",
+				'- report (text, required): findings, most severe first. Put it in your final answer as <output name="report">…</output>.',
+				"- patch (file). Write it to out/patch.diff, relative to your working directory.",
+				"- structured (result, required). Call submit_result with it: its parameters are the result's JSON Schema. When it answers with validation errors, fix them and call it again; a valid call ends your run.",
+				"</outputs>",
+			].join("\n"),
+		);
+		expect(sectionText(prompt, "inputs")).toBe(
+			[
+				"<inputs>",
+				"The parent passed these inputs; paths are relative to your working directory.",
+				'<input name="target" type="file" description="the &quot;file&quot;">src/a.ts</input>',
+				'<input name="extra">a &lt;/input> b</input>',
+				"</inputs>",
+			].join("\n"),
+		);
+	});
+
+	it("siblings that differ only in their inputs share every byte before the inputs section; without a contract there is none", () => {
+		const a = assemblePrompt(input({}, { ...persona, outputs, inputs: inputs("src/a.ts") }));
+		const b = assemblePrompt(input({}, { ...persona, outputs, inputs: inputs("src/b.ts") }));
+		const start = a.sections.find((s) => s.name === "inputs")?.offset ?? 0;
+		expect(start).toBeGreaterThan(0);
+		expect(a.text.slice(0, start)).toBe(b.text.slice(0, start));
+		const plain = assemblePrompt(input({}, persona));
+		expect(plain.sections.map((s) => s.name)).toEqual(["identity", "header", "persona"]);
+		expect(a.text.startsWith(plain.text)).toBe(true);
+	});
+});
+
 describe("shared prefix between siblings", () => {
 	const variants: Array<{ type: string; cfg: Partial<EffectiveConfig>; guidance: string[] }> = [];
 	const types = ["general-purpose", "explore", "Plan", "reviewer"];
@@ -175,6 +223,15 @@ describe("shared prefix between siblings", () => {
 				});
 				i++;
 			}
+
+	// Contracts vary per spawn too (issue 13): outputs, a structured result, inputs.
+	const report = { name: "report", io_type: "text" as const, required: true, description: "findings", path: null };
+	const target = { name: "target", ioType: "file" as const, required: true, description: null, status: "ok" as const, note: null };
+	variants.push(
+		{ type: "reviewer", cfg: { persona: "grace", personaInstructions: "Speak like Grace Hopper.", outputs: [report], inputs: [{ ...target, text: "src/a.ts" }] }, guidance: [] },
+		{ type: "reviewer", cfg: { persona: "grace", personaInstructions: "Speak like Grace Hopper.", outputs: [report], inputs: [{ ...target, text: "src/b.ts" }] }, guidance: [] },
+		{ type: "reviewer", cfg: { outputSchema: { type: "object" } }, guidance: [] },
+	);
 
 	function firstDifference(a: string, b: string): number {
 		const x = Buffer.from(a, "utf8");

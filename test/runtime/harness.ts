@@ -39,6 +39,8 @@ export interface Turn {
 	step: number;
 	/** Text of the last user or tool-result message. */
 	lastText: string;
+	/** The request's abort signal (a held response can end when the run is stopped). */
+	signal?: AbortSignal;
 }
 
 /** A model script; a promise holds the response back (a child that finishes when the test says). */
@@ -199,8 +201,8 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 	// With availability pending, pi's check of the new provider stays held: faux is not in the snapshot.
 	if (options.availability !== "pending") await runtime.setRuntimeApiKey("faux", "test-key");
 	const requests: Turn[] = [];
-	const route = (context: { messages: Message[] }) => {
-		const turn = describeTurn(context);
+	const route = (context: { messages: Message[] }, streamOptions?: { signal?: AbortSignal }) => {
+		const turn: Turn = { ...describeTurn(context), signal: streamOptions?.signal };
 		requests.push(turn);
 		return options.script(turn);
 	};

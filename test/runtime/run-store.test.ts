@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { currentOwner, formatOwner } from "../../src/runtime/owner.ts";
 import { runResult } from "../../src/runtime/result.ts";
-import { listRuns, loadRun, MAX_RECORD_BYTES, MAX_STORED_TEXT, recordPath, saveRun } from "../../src/runtime/run-store.ts";
+import { listRuns, loadRun } from "../../src/runtime/run-reader.ts";
+import { MAX_RECORD_BYTES, MAX_STORED_TEXT, recordPath, saveRun } from "../../src/runtime/run-store.ts";
 import { record as runRecord } from "./record.ts";
 
 const tempDir = () => mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "records-"));
@@ -38,6 +39,28 @@ describe("saving a run record", () => {
 		const loaded = runs[0];
 		expect(runResult(loaded as never, 1000)).toEqual(runResult(run, 1000));
 		expect(loaded).toMatchObject({ id: run.id, owner: run.owner, parentSession: "parent-session-1", config: run.config, trace: run.trace, ignored: run.ignored, notified: true });
+	});
+
+	it("keeps a run's contract, structured result, inputs, outputs and schema; a record written before them loads with none", async () => {
+		const dir = tempDir();
+		const contract = { ok: false, outputs: [{ name: "report", ok: false, path: "/w/out/report.md", reason: "out/report.md does not exist" }], repair: { steered: true, worked: false, skipped: null } };
+		const config = {
+			...runRecord().config,
+			inputs: [{ name: "target", ioType: "file" as const, required: true, description: null, status: "ok" as const, text: "src/a.ts", note: null }],
+			outputs: [{ name: "report", io_type: "file" as const, required: true, description: null, path: "out/report.md" }],
+			outputSchema: { type: "object" },
+		};
+		const run = runRecord({ config, contract, structured: { score: 3 } });
+		expect(await saveRun(dir, run)).toBeNull();
+		const loaded = loadRun(recordPath(dir, run.id));
+		expect(loaded.ok && { contract: loaded.run.contract, structured: loaded.run.structured, config: loaded.run.config }).toEqual({ contract, structured: { score: 3 }, config });
+		const old = await rewrite(tempDir(), (stored) => {
+			const { contract: _c, structured: _s, ...rest } = stored as { contract: unknown; structured: unknown; config: Record<string, unknown> };
+			const { inputs: _i, outputs: _o, outputSchema: _x, ...oldConfig } = rest.config;
+			return { ...rest, config: oldConfig };
+		});
+		const before = loadRun(old);
+		expect(before.ok && [before.run.contract, before.run.structured, before.run.config.inputs, before.run.config.outputs, before.run.config.outputSchema]).toEqual([null, null, [], [], null]);
 	});
 
 	it("writes through a temp file and a rename: only the record is left, readable by its owner only", async () => {

@@ -16,10 +16,13 @@ function child(text: string): ChildHandle {
 		steer: async () => {},
 		abort: async () => {},
 		lastText: () => text,
+		structured: () => null,
 		usage: () => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, cost: 0 }),
 		contextUsage: () => null,
 		messages: () => [],
 		dispose: () => {},
+		diagnostics: () => [],
+		unread: async () => [],
 	};
 }
 
@@ -56,6 +59,22 @@ function busyChild(turns: number, before: (turn: number) => Promise<unknown> = (
 			}
 		},
 	};
+}
+
+/** Isolation whose wrap-up waits for the test: `finishStarted` once it began, `releaseFinish()` ends it. */
+function heldWrapUp() {
+	let releaseFinish: () => void = () => {};
+	let finishing: () => void = () => {};
+	const finishStarted = new Promise<void>((resolve) => (finishing = resolve));
+	const isolation = {
+		prepare: async () => ({ cwd: null, report: null }),
+		finish: async () => {
+			finishing();
+			await new Promise<void>((resolve) => (releaseFinish = resolve));
+			return null;
+		},
+	};
+	return { isolation, finishStarted, releaseFinish: () => releaseFinish() };
 }
 
 describe("run records", () => {
@@ -139,22 +158,9 @@ describe("run records", () => {
 
 describe("run registry", () => {
 	it("a stop that arrives while a finished run's isolation is wrapping up wins: the run is recorded stopped", async () => {
-		let releaseFinish: () => void = () => {};
-		let finishing: () => void = () => {};
-		const finishStarted = new Promise<void>((resolve) => (finishing = resolve));
+		const { isolation, finishStarted, releaseFinish } = heldWrapUp();
 		const events: { name: LifecycleEvent; status: unknown }[] = [];
-		const registry = createRunRegistry({
-			maxConcurrent: 1,
-			emit: (name, payload) => events.push({ name, status: payload.status }),
-			isolation: {
-				prepare: async () => ({ cwd: null, report: null }),
-				finish: async () => {
-					finishing();
-					await new Promise<void>((resolve) => (releaseFinish = resolve));
-					return null;
-				},
-			},
-		});
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: (name, payload) => events.push({ name, status: payload.status }), isolation });
 		const { run, done } = await registry.spawn(plan(child("final answer")), { background: true });
 		await finishStarted;
 		const stopped = registry.stop(run.id);
@@ -241,5 +247,122 @@ describe("run registry", () => {
 		});
 		const { done } = await registry.spawn(plan(child("fine")), { background: true });
 		expect((await done).state).toBe("completed");
+	});
+
+	it("a stop from a cadre:created listener (an extension reacting at once) ends the run stopped; it does not stay queued", async () => {
+		for (const background of [true, false]) {
+			const events: string[] = [];
+			let created = 0;
+			const handle = child("never");
+			const registry = createRunRegistry({
+				maxConcurrent: 1,
+				emit: (name, payload) => {
+					events.push(`${name}:${String(payload.status)}`);
+					if (name === "cadre:created") void registry.stop(String(payload.id));
+				},
+			});
+			const { run, done } = await registry.spawn({ ...plan(handle), createChild: async () => (created++, handle) }, { background });
+			const bound = new Promise((resolve) => setTimeout(resolve, 2000, "still pending"));
+			expect(await Promise.race([done.then((r) => r.state), bound])).toBe("stopped");
+			expect(run.endedAt).not.toBeNull();
+			expect(events).toEqual(["cadre:created:queued", "cadre:failed:stopped"]);
+			expect(created).toBe(0);
+		}
+	});
+
+	it("a wait that arrives while a run is finishing answers with the terminal record, not the running one", async () => {
+		const { isolation, finishStarted, releaseFinish } = heldWrapUp();
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {}, isolation });
+		const { run } = await registry.spawn(plan(child("final answer")), { background: true });
+		await finishStarted;
+		const waited = registry.wait(run.id, null);
+		const polled = registry.wait(run.id, 0);
+		releaseFinish();
+		const [answer, poll] = await Promise.all([waited, polled]);
+		expect(answer?.state).toBe("completed");
+		expect(answer?.endedAt).not.toBeNull();
+		// A poll (timeout 0) while it finishes reports progress (null), never a run that is not terminal.
+		expect(poll === null || poll.endedAt !== null).toBe(true);
+	});
+
+	it("a stop that wins over a run that failed while ending says both: that it was stopped, and what had failed", async () => {
+		const { isolation, finishStarted, releaseFinish } = heldWrapUp();
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {}, isolation });
+		const failing: ChildHandle = { ...child(""), run: async () => Promise.reject(new Error("ENOTDIR: not a directory, open '/t/x.jsonl'")) };
+		const { run, done } = await registry.spawn(plan(failing), { background: true });
+		await finishStarted;
+		const stopped = registry.stop(run.id);
+		releaseFinish();
+		await stopped;
+		const final = await done;
+		expect(final.state).toBe("stopped");
+		expect(final.error).toBe("stopped by the user or the parent session; it had failed: ENOTDIR: not a directory, open '/t/x.jsonl'");
+	});
+
+	it("a host whose terminal callback throws still gets every run settled and its slot back", async () => {
+		const registry = createRunRegistry({
+			maxConcurrent: 1,
+			emit: () => {},
+			onTerminal: () => {
+				throw new Error("the parent session is gone");
+			},
+		});
+		const first = await registry.spawn(plan(child("one")), { background: true });
+		const second = await registry.spawn(plan(child("two")), { background: true });
+		const bound = new Promise((resolve) => setTimeout(resolve, 2000, "still pending"));
+		expect(await Promise.race([Promise.all([first.done, second.done]).then((runs) => runs.map((r) => r.state)), bound])).toEqual(["completed", "completed"]);
+	});
+});
+
+describe("steers", () => {
+	it("a message steered after the child's last turn, which it never read, is named in the result", async () => {
+		let settle: () => void = () => {};
+		const settled = new Promise<void>((resolve) => (settle = resolve));
+		let finishRun: () => void = () => {};
+		const queued: string[] = [];
+		const late: ChildHandle = {
+			...child("done"),
+			// The child's session settled (its last turn is over); its prompt has not returned yet.
+			run: () => (settle(), new Promise<void>((resolve) => (finishRun = resolve))),
+			steer: async (text) => void queued.push(text),
+			unread: async () => [...queued],
+		};
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {} });
+		const { run, done } = await registry.spawn(plan(late), { background: true });
+		await settled;
+		await registry.steer(run.id, "also check the tests");
+		finishRun();
+		const result = runResult(await done, 1000);
+		expect(result.status).toBe("completed");
+		expect(result.warnings).toEqual([
+			`- warning steer-undelivered the message "also check the tests" steered to it was not delivered: it came after the child's last turn (resume the run with the message to give it to the child)`,
+		]);
+	});
+});
+
+describe("run records that could not be written", () => {
+	it("are written again once writing works: after the next run's end, and at the session's end", async () => {
+		let broken = true;
+		const written: string[] = [];
+		const denied = "the run record could not be saved to /x: ENOTDIR";
+		const records = {
+			save: async () => (broken ? denied : null),
+			saveNow: (run: RunRecord) => (broken ? denied : (written.push(`${run.description}:${run.state}`), null)),
+		};
+		const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {}, records });
+		const a = await (await registry.spawn({ ...plan(child("a")), description: "a" }, { background: true })).done;
+		expect(a.persistError).toBe(denied);
+		broken = false;
+		await (await registry.spawn({ ...plan(child("b")), description: "b" }, { background: true })).done;
+		expect(written).toEqual(["b:completed", "a:completed"]);
+		expect(a.persistError).toBeNull();
+
+		broken = true;
+		const c = await (await registry.spawn({ ...plan(child("c")), description: "c" }, { background: true })).done;
+		expect(c.persistError).toBe(denied);
+		broken = false;
+		await registry.stopAll();
+		expect(written.at(-1)).toBe("c:completed");
+		expect(c.persistError).toBeNull();
 	});
 });

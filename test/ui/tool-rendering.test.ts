@@ -52,6 +52,38 @@ describe("subagent tool row", () => {
 		});
 	}
 
+	it("a run whose contract was not kept says so collapsed, and expanded lists each output and the repair turn once", () => {
+		const broken = () => {
+			const base = detailed();
+			const contract = {
+				ok: false,
+				outputs: [
+					{ name: "report", ok: true, path: "/w/report.md" },
+					{ name: `findings${HOSTILE}`, ok: false, path: "/w/findings.json", reason: `findings.json does not exist${HOSTILE}` },
+				],
+				repair: { steered: true, worked: false, skipped: null },
+			};
+			const row = { field: "contract", requested: ["report", "findings"], used: ["report"], note: "findings: findings.json does not exist; a repair turn did not fix it" };
+			return { ...base, contract, requestedVsUsed: [...base.requestedVsUsed, row] };
+		};
+		for (const width of WIDTHS) {
+			const collapsed = resultLines(broken(), false, width, ansiStyle);
+			expectSafeLines(collapsed, width);
+			if (width >= 80) expect(text(collapsed)).toContain("contract not kept");
+			const expanded = resultLines(broken(), true, width, ansiStyle);
+			expectSafeLines(expanded, width);
+			// Wrapped lines joined again: what the person reads across the line breaks.
+			const all = text(expanded).replace(/\s+/g, " ");
+			const fields = width >= 80 ? ["contract not kept", "✓ report", "✗ findings", "does not exist", "repair turn sent; the contract is still not kept"] : ["contract not kept", "✓ report", "✗", "findings", "repair turn sent"];
+			for (const field of fields) expect(all, `${field} at ${width}`).toContain(field);
+			// Once, in its own section: not again as a requested-vs-used row.
+			expect(all).not.toContain("contract: ");
+		}
+		const kept = { ...detailed(), contract: { ok: true, outputs: [{ name: "report", ok: true, path: "/w/report.md" }], repair: null } };
+		expect(text(resultLines(kept, false, 160, ansiStyle))).not.toContain("contract");
+		expect(text(resultLines(kept, true, 160, ansiStyle))).toContain("contract kept");
+	});
+
 	it("the call line before the run exists, and a background spawn's answer", () => {
 		for (const width of WIDTHS) {
 			const call = subagentCallLines({ subagent_type: `explore${HOSTILE}`, description: HOSTILE, run_in_background: true }, null, width, ansiStyle);

@@ -4,9 +4,9 @@
  * or settings `strict: true`. Loads files only — never pi's SDK.
  */
 import { type Diagnostic, formatDiagnostic } from "../../core/diagnostics.ts";
-import { red, safeFields, yellow } from "../../core/terminal-text.ts";
+import { dim, red, safeFields, yellow } from "../../core/terminal-text.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
-import { loadForCli, problemSummary, useColor } from "./list-command.ts";
+import { foreignNotices, loadForCli, problemSummary, useColor } from "./list-command.ts";
 import type { CommonOptions } from "./main.ts";
 
 export interface CheckOptions extends CommonOptions {
@@ -22,21 +22,23 @@ export async function runCheck(opts: CheckOptions, io: CliIo): Promise<number> {
 	const loaded = loadForCli(opts, io);
 	const strict = Boolean(opts.strict) || loaded.settings.strict;
 	const diagnostics = applyStrict(loaded.diagnostics, strict);
+	const notices = foreignNotices(loaded, opts, io);
 	const errors = diagnostics.filter((d) => d.severity === "error").length;
 	const code = errors > 0 ? EXIT_FAILED : EXIT_OK;
 	if (opts.json) {
-		const warnings = diagnostics.length - errors;
-		io.out(`${JSON.stringify({ ok: code === EXIT_OK, strict, errors, warnings, diagnostics }, null, 2)}\n`);
+		const warnings = diagnostics.filter((d) => d.severity === "warning").length;
+		const infos = notices.length;
+		io.out(`${JSON.stringify({ ok: code === EXIT_OK, strict, errors, warnings, infos, diagnostics: [...diagnostics, ...notices] }, null, 2)}\n`);
 		return code;
 	}
 	const color = useColor(io);
 	const paint = (d: Diagnostic, line: string) => {
 		if (!color) return line;
-		const sev = d.severity === "error" ? red("error") : yellow("warning");
+		const sev = d.severity === "error" ? red("error") : d.severity === "warning" ? yellow("warning") : dim("info");
 		return line.replace(` ${d.severity} `, ` ${sev} `);
 	};
 	// Paths, keys and values come from the repository: shown escaped, one line each (ADR 0075).
-	for (const d of safeFields(diagnostics)) io.out(`${paint(d, formatDiagnostic(d))}\n`);
+	for (const d of safeFields([...diagnostics, ...notices])) io.out(`${paint(d, formatDiagnostic(d))}\n`);
 	const counts = `${loaded.definitions.size} definitions, ${loaded.roles.size} roles, ${loaded.personas.size} personas`;
 	if (diagnostics.length === 0) io.out(`ok: ${counts}, no problems${strict ? " (strict)" : ""}\n`);
 	else io.out(`${problemSummary(diagnostics)} in ${counts}${strict ? " (strict: warnings are errors)" : ""}\n`);

@@ -9,6 +9,14 @@ export interface CliIo {
 	env: NodeJS.ProcessEnv;
 	/** The process's current directory, the default for `--cwd`. */
 	cwd: string;
+	/** Whether stderr is a terminal, and how wide (`cadre run`'s live status line). */
+	errTty?: boolean;
+	errColumns?: number;
+	/**
+	 * Call `handler` on the first Ctrl-C (SIGINT) instead of exiting; a second one exits as Node
+	 * does. Returns the function that removes it.
+	 */
+	onInterrupt?(handler: () => void): () => void;
 }
 
 export function processIo(): CliIo {
@@ -18,6 +26,16 @@ export function processIo(): CliIo {
 		isTty: Boolean(process.stdout.isTTY),
 		env: process.env,
 		cwd: process.cwd(),
+		errTty: Boolean(process.stderr.isTTY),
+		errColumns: process.stderr.columns,
+		onInterrupt(handler) {
+			const once = () => {
+				process.off("SIGINT", once);
+				handler();
+			};
+			process.on("SIGINT", once);
+			return () => process.off("SIGINT", once);
+		},
 	};
 }
 
@@ -25,6 +43,8 @@ export function processIo(): CliIo {
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
+/** `cadre run` stopped by Ctrl-C (128 + SIGINT, what a shell reports for it). */
+export const EXIT_INTERRUPTED = 130;
 
 /** A usage error a command detects after parsing (bad flag combination, bad JSON in --request). */
 export class UsageError extends Error {}

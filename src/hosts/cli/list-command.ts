@@ -5,10 +5,12 @@
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import type { Diagnostic } from "../../core/diagnostics.ts";
+import { type Diagnostic, formatDiagnostic } from "../../core/diagnostics.ts";
 import { dim, safeFields, safeLine } from "../../core/terminal-text.ts";
 import { describeEntry } from "../../files/describe.ts";
-import { agentDirFrom } from "../../files/discovery.ts";
+import { nameKey } from "../../core/values.ts";
+import { agentDirFrom, displayPath, findGitRoot } from "../../files/discovery.ts";
+import { foreignFileNotices } from "../../files/foreign-places.ts";
 import { loadAll } from "../../files/load.ts";
 import { isEnabled } from "../../resolve/resolve.ts";
 import type { Entry, EntryKind, LoadResult, Scope } from "../../files/types.ts";
@@ -31,6 +33,13 @@ export interface ListedEntry {
 
 /** Loads the files the way `list` and `check` do: from `--cwd`, untrusted, pi's agent dir. */
 export function loadForCli(opts: CommonOptions, io: CliIo): LoadResult {
+	const cwd = cliCwd(opts, io);
+	const homeDir = io.env.HOME && io.env.HOME !== "" ? io.env.HOME : homedir();
+	return loadAll({ cwd, agentDir: agentDirFrom(io.env, homeDir), homeDir, projectTrusted: false });
+}
+
+/** `--cwd` as an existing directory (a usage error otherwise). */
+export function cliCwd(opts: CommonOptions, io: CliIo): string {
 	const cwd = resolve(io.cwd, opts.cwd ?? ".");
 	let isDir = false;
 	try {
@@ -39,8 +48,20 @@ export function loadForCli(opts: CommonOptions, io: CliIo): LoadResult {
 		isDir = false;
 	}
 	if (!isDir) throw new UsageError(`--cwd ${opts.cwd ?? cwd} is not a directory`);
+	return cwd;
+}
+
+/**
+ * Other tools' agent files near the project and in the user's home that no cadre entry replaces:
+ * one `foreign-files` info per tool and scope (ADR 0096). Reads folders only, never pi's SDK.
+ */
+export function foreignNotices(loaded: LoadResult, opts: CommonOptions, io: CliIo): Diagnostic[] {
+	const cwd = cliCwd(opts, io);
 	const homeDir = io.env.HOME && io.env.HOME !== "" ? io.env.HOME : homedir();
-	return loadAll({ cwd, agentDir: agentDirFrom(io.env, homeDir), homeDir, projectTrusted: false });
+	const projectDir = loaded.projectDir ?? findGitRoot(cwd) ?? cwd;
+	const maps: Record<EntryKind, Map<string, Entry>> = { definition: loaded.definitions, role: loaded.roles, persona: loaded.personas };
+	const known = (kind: EntryKind, name: string) => maps[kind].has(nameKey(name));
+	return foreignFileNotices({ projectDir, homeDir, agentDir: loaded.agentDir, env: io.env }, known, (path) => displayPath(path, projectDir));
 }
 
 /** The rows of `cadre list`, definitions then roles then personas, each sorted by name. */
@@ -79,7 +100,7 @@ export function useColor(io: CliIo): boolean {
 /** Counts for the "run `cadre check`" line. */
 export function problemSummary(diagnostics: Diagnostic[]): string {
 	const errors = diagnostics.filter((d) => d.severity === "error").length;
-	const warnings = diagnostics.length - errors;
+	const warnings = diagnostics.filter((d) => d.severity === "warning").length;
 	const parts = [`${errors} error${errors === 1 ? "" : "s"}`, `${warnings} warning${warnings === 1 ? "" : "s"}`];
 	return parts.join(", ");
 }
@@ -87,10 +108,10 @@ export function problemSummary(diagnostics: Diagnostic[]): string {
 export async function runList(opts: CommonOptions, io: CliIo): Promise<number> {
 	const loaded = loadForCli(opts, io);
 	const rows = listEntries(loaded);
+	const notices = foreignNotices(loaded, opts, io);
 	if (opts.json) {
-		io.out(
-			`${JSON.stringify({ projectDir: loaded.projectDir, agentDir: loaded.agentDir, entries: rows, skipped: loaded.skipped, diagnostics: loaded.diagnostics }, null, 2)}\n`,
-		);
+		const diagnostics = [...loaded.diagnostics, ...notices];
+		io.out(`${JSON.stringify({ projectDir: loaded.projectDir, agentDir: loaded.agentDir, entries: rows, skipped: loaded.skipped, diagnostics }, null, 2)}\n`);
 		return EXIT_OK;
 	}
 	const color = useColor(io);
@@ -115,5 +136,6 @@ export async function runList(opts: CommonOptions, io: CliIo): Promise<number> {
 	if (loaded.diagnostics.length > 0) {
 		io.err(`${problemSummary(loaded.diagnostics)} while loading — run \`cadre check\` for details\n`);
 	}
+	for (const notice of safeFields(notices)) io.err(`${formatDiagnostic(notice)}\n`);
 	return EXIT_OK;
 }

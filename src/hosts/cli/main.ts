@@ -76,7 +76,7 @@ async function load<T>(command: string, module: Promise<T>): Promise<T> {
 		throw new UsageError(
 			`${command} needs pi's packages (${PI_PEER}), which are not installed where cadre is. ` +
 				"npm installs them with cadre unless --omit=peer or --legacy-peer-deps was given: reinstall cadre without those, " +
-				"or add them (`npm install @earendil-works/pi-coding-agent`, `-g` for a global cadre). list, check and worktrees run without them.",
+				"or add them (`npm install @earendil-works/pi-coding-agent`, `-g` for a global cadre). list, check, worktrees and import run without them.",
 		);
 	}
 }
@@ -116,6 +116,14 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 			code = await (await load("prompt", import("./prompt-command.ts"))).runPrompt(type, opts, io);
 		});
 
+	requestFlags(program.command("run").argument("[type]").argument("[task]").description("run a child headlessly through pi's SDK (docs/cli-run.md)"))
+		.option("--resume <id>", "continue a finished run with the task").option("--batch <file>", "JSON lines of requests, run through the limiter")
+		.option("--verbose", "progress lines on stderr without a terminal").option("--events", "the run's events as JSON lines on stderr")
+		.action(async (type: string | undefined, task: string | undefined, opts: import("./run-command.ts").RunCommandOptions) => {
+			(await import("./pi-bundle.ts")).usePiBundle();
+			code = await (await load("run", import("./run-command.ts"))).runRun([type, task].filter((arg) => arg !== undefined), opts, io);
+		});
+
 	const worktrees = program.command("worktrees").description("list, apply and clean cadre's worktrees");
 	common(worktrees.command("list").description("worktrees and branches cadre created")).action(async (opts: CommonOptions) => {
 		code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("list", null, opts, io);
@@ -128,6 +136,15 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 	common(worktrees.command("clean").description("remove worktrees with nothing left to keep")).action(async (opts: CommonOptions) => {
 		code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("clean", null, opts, io);
 	});
+
+	common(program.command("import").argument("[paths...]").description("convert other tools' agent files into cadre files"))
+		.requiredOption("--from <tool>", "claude | opencode | gemini | codex | tintinweb | nicobailon | grok")
+		.option("--scope <scope>", "project (default) or user")
+		.option("--dry-run", "report without writing")
+		.option("--force", "overwrite cadre files that differ")
+		.action(async (paths: string[], opts: CommonOptions & Record<string, unknown>) => {
+			code = await (await load("import", import("./import-command.ts"))).runImportCommand(paths, opts, io);
+		});
 
 	program.addOption(new Option("--no-color", "never colour output").hideHelp());
 	// `--no-color` means what NO_COLOR means, for every subcommand.

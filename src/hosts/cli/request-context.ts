@@ -5,7 +5,7 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { normalizeThinking } from "../../core/values.ts";
+import { normalizeThinking, type ThinkingLevel } from "../../core/values.ts";
 import { loadAll } from "../../files/load.ts";
 import { suggestKey } from "../../files/suggest.ts";
 import { findGitRoot } from "../../files/discovery.ts";
@@ -38,36 +38,59 @@ export function parseToolList(list: string): string[] {
 }
 
 /** The `subagent` tool's parameters `--request` may hold (TYPE is positional; resume is not a new spawn). */
-const REQUEST_KEYS = ["prompt", "description", "model", "thinking", "capability", "persona", "isolation", "copy_uncommitted", "cwd", "max_turns", "run_in_background", "inherit_context"];
+const REQUEST_KEYS = [
+	"prompt",
+	"description",
+	"model",
+	"thinking",
+	"capability",
+	"persona",
+	"isolation",
+	"copy_uncommitted",
+	"cwd",
+	"max_turns",
+	"run_in_background",
+	"inherit_context",
+	"inputs",
+	"output_schema",
+];
 
 /** `--max-turns 5` → 5; anything else stays a string so the resolver refuses it with the valid values. */
 function turns(raw: string): number | string {
 	return /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
 }
 
+/**
+ * A request object from JSON text (`--request`, a `cadre run --batch` line, named `where` in
+ * errors): the subagent tool's parameters, with `typeKey` (a batch line's `type`) allowed too.
+ */
+export function requestFromJson(text: string, where: string, typeKey?: string): Record<string, unknown> {
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch (error) {
+		throw new UsageError(`${where} is not valid JSON: ${(error as Error).message}`);
+	}
+	if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+		throw new UsageError(`${where} must be a JSON object of the subagent tool's parameters`);
+	}
+	const request = { ...(parsed as Record<string, unknown>) };
+	const named = typeKey ? `name the type with "${typeKey}"` : "TYPE is the positional argument";
+	if ("subagent_type" in request) throw new UsageError(`${where} must not contain subagent_type: ${named}`);
+	if ("resume" in request) throw new UsageError(`${where} must not contain resume: \`cadre run --resume ID\` continues a run (explain and prompt resolve new spawns only)`);
+	const allowed = typeKey ? [typeKey, ...REQUEST_KEYS] : REQUEST_KEYS;
+	for (const key of Object.keys(request)) {
+		if (allowed.includes(key)) continue;
+		const suggestion = suggestKey(key, allowed, "snake");
+		const mean = suggestion ? `did you mean ${suggestion.key}? ` : "";
+		throw new UsageError(`${where} has an unknown key ${key}: ${mean}(the subagent tool's parameters: ${allowed.join(", ")})`);
+	}
+	return request;
+}
+
 /** The spawn request from `--request` JSON and the flags (a flag overrides the same key). */
 export function parseRequestFlags(opts: RequestFlagOptions): SpawnRequest {
-	let request: Record<string, unknown> = {};
-	if (opts.request !== undefined) {
-		let parsed: unknown;
-		try {
-			parsed = JSON.parse(opts.request);
-		} catch (error) {
-			throw new UsageError(`--request is not valid JSON: ${(error as Error).message}`);
-		}
-		if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-			throw new UsageError("--request must be a JSON object of the subagent tool's parameters");
-		}
-		request = { ...(parsed as Record<string, unknown>) };
-		if ("subagent_type" in request) throw new UsageError("--request must not contain subagent_type: TYPE is the positional argument");
-		if ("resume" in request) throw new UsageError("--request must not contain resume: explain and prompt resolve new spawns only");
-		for (const key of Object.keys(request)) {
-			if (REQUEST_KEYS.includes(key)) continue;
-			const suggestion = suggestKey(key, REQUEST_KEYS, "snake");
-			const mean = suggestion ? `did you mean ${suggestion.key}? ` : "";
-			throw new UsageError(`--request has an unknown key ${key}: ${mean}(the subagent tool's parameters: ${REQUEST_KEYS.join(", ")})`);
-		}
-	}
+	const request: Record<string, unknown> = opts.request === undefined ? {} : requestFromJson(opts.request, "--request");
 	const flags: [keyof SpawnRequest, unknown][] = [
 		["persona", opts.persona],
 		["model", opts.model],
@@ -81,6 +104,19 @@ export function parseRequestFlags(opts: RequestFlagOptions): SpawnRequest {
 	return request as SpawnRequest;
 }
 
+/** The parent facts the `--parent-*` flags state (a key is absent when its flag is). */
+export function parentFactFlags(opts: RequestFlagOptions): { model?: string | null; thinking?: ThinkingLevel; activeTools?: string[] } {
+	const facts: { model?: string | null; thinking?: ThinkingLevel; activeTools?: string[] } = {};
+	if (opts.parentThinking !== undefined) {
+		const level = normalizeThinking(opts.parentThinking);
+		if (level === null) throw new UsageError(`--parent-thinking "${opts.parentThinking}" is not a thinking level (off, minimal, low, medium, high, xhigh, max)`);
+		facts.thinking = level;
+	}
+	if (opts.parentModel !== undefined) facts.model = opts.parentModel.trim().toLowerCase() === "none" ? null : opts.parentModel.trim();
+	if (opts.parentTools !== undefined) facts.activeTools = parseToolList(opts.parentTools);
+	return facts;
+}
+
 /** Everything `resolve` needs for a CLI invocation. */
 export async function buildCliResolveInput(type: string, opts: RequestFlagOptions, io: CliIo): Promise<ResolveInput> {
 	const request = parseRequestFlags(opts);
@@ -91,15 +127,10 @@ export async function buildCliResolveInput(type: string, opts: RequestFlagOption
 	const loaded = loadAll({ cwd, agentDir, homeDir, projectTrusted });
 	const defaults = piDefaults({ agentDir, cwd, projectTrusted });
 
-	let thinking = defaults.thinking;
-	if (opts.parentThinking !== undefined) {
-		const level = normalizeThinking(opts.parentThinking);
-		if (level === null) throw new UsageError(`--parent-thinking "${opts.parentThinking}" is not a thinking level (off, minimal, low, medium, high, xhigh, max)`);
-		thinking = level;
-	}
-	let model = defaults.model;
-	if (opts.parentModel !== undefined) model = opts.parentModel.trim().toLowerCase() === "none" ? null : opts.parentModel.trim();
-	const activeTools = opts.parentTools === undefined ? [...DEFAULT_PARENT_TOOLS] : parseToolList(opts.parentTools);
+	const flags = parentFactFlags(opts);
+	const thinking = flags.thinking ?? defaults.thinking;
+	const model = flags.model !== undefined ? flags.model : defaults.model;
+	const activeTools = flags.activeTools ?? [...DEFAULT_PARENT_TOOLS];
 	// The universe: pi's built-ins in pi's order, then the parent's other active tools (extension
 	// tools the parent has) by name.
 	const builtins = builtinToolNames();

@@ -12,7 +12,7 @@ import type { RunRegistry } from "../../runtime/runs.ts";
 import { applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../isolation/worktree-admin.ts";
 import { renderApply, renderClean, renderListing } from "../../isolation/worktree-report.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
-import type { ParentSnapshot } from "./spawn.ts";
+import type { ParentSnapshot } from "../spawn/plan.ts";
 
 /** What `explain` needs, built lazily by the extension. */
 export interface ExplainInputs {

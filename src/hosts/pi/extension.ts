@@ -3,44 +3,25 @@
  * `/subagents` command, completion notifications, lifecycle events on `pi.events` and the service
  * other extensions reach through it (spec 04). Children run in-process through the SDK adapter.
  */
-import { existsSync } from "node:fs";
-import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext, Skill } from "@earendil-works/pi-coding-agent";
+import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { safeText } from "../../core/terminal-text.ts";
-import { normalizeThinking } from "../../core/values.ts";
-import { findGitRoot } from "../../files/discovery.ts";
-import { parentPromptOptionsFromPi } from "../../prompt/pi-options.ts";
-import type { ParentPrompt } from "../../prompt/types.ts";
-import { builtinToolNames } from "../../resolve/tools.ts";
-import type { SpawnRequest, StoredRun } from "../../resolve/types.ts";
-import {
-	builtinToolGuidance,
-	type ChildExtensionSet,
-	checkPiVersion,
-	createChildSession,
-	discoverChildExtensions,
-	liveCatalog,
-	parentModelRuntime,
-	piDocPaths,
-	transcriptDir,
-	withAvailableModels,
-} from "../../runtime/pi-sdk.ts";
+import type { SpawnRequest } from "../../resolve/types.ts";
+import { checkPiVersion, liveCatalog, parentModelRuntime } from "../../runtime/pi-sdk.ts";
 import { counted, formatResult, progressText, type RunResult, runResult } from "../../runtime/result.ts";
-import { recordWriter } from "../../runtime/run-store.ts";
-import { chainRoot, createRunRegistry, type RunRecord, type RunRegistry } from "../../runtime/runs.ts";
-import { createWorktreeIsolation } from "../../isolation/worktree-hooks.ts";
+import type { RunRecord, RunRegistry } from "../../runtime/runs.ts";
 import { recoverInBackground } from "../../isolation/worktree-recovery.ts";
+import { agentPaths, loadFor } from "../spawn/plan.ts";
+import { createSpawner, type Spawner, type StartOptions } from "../spawn/spawner.ts";
 import { explainType, subagentsCommand } from "./commands.ts";
 import { earlierRuns } from "./earlier-runs.ts";
 import { createNotifier, singleShot, stoppedAtExit } from "./notifications.ts";
 import { touchedPath } from "./parent-writes.ts";
 import { enabledTypes } from "../../resolve/resolve.ts";
 import { registerCadreUi, type WidgetMode } from "./ui/index.ts";
-import { agentPaths, loadFor, type ParentSnapshot, planSpawn } from "./spawn.ts";
 import {
 	RESULT_DESCRIPTION,
 	RESULT_TOOL,
 	resultParameters,
-	SPAWN_TOOLS,
 	STEER_DESCRIPTION,
 	STEER_TOOL,
 	SUBAGENT_TOOL,
@@ -68,14 +49,13 @@ const USAGE_ENTRY = "cadre-usage";
 
 interface SessionState {
 	registry: RunRegistry;
+	/** Plans and starts this session's runs (shared with `cadre run`, src/hosts/spawn/spawner.ts). */
+	spawner: Spawner;
 	ctx: ExtensionContext;
 	promptOptions: BuildSystemPromptOptions | null;
-	childExtensions: Promise<ChildExtensionSet> | null;
 	maxResultChars: number;
 	/** Paths the parent's own edit/write/bash calls touched, with when (for the escape check). */
 	touched: { path: string; at: number }[];
-	/** Runs being resumed right now: a second resume would append to the same transcript. */
-	resuming: Set<string>;
 	/** Run records of earlier processes that were skipped, as diagnostic lines (ADR 0068). */
 	skippedRecords: string[];
 	/** Settings `ui.widget`, as of the last load. */
@@ -94,27 +74,6 @@ function toPiUsage(usage: RunRecord["usage"]) {
 	};
 }
 
-/** The user and assistant text of the parent's current branch, last `maxChars` (inherit_context). */
-function conversationText(ctx: ExtensionContext, maxChars = 8000): string | null {
-	const parts: string[] = [];
-	for (const entry of ctx.sessionManager.getBranch()) {
-		if (entry.type !== "message") continue;
-		const message = entry.message as { role?: string; content?: unknown };
-		if (message.role !== "user" && message.role !== "assistant") continue;
-		const blocks = Array.isArray(message.content) ? (message.content as { type: string; text?: string }[]) : [];
-		const content =
-			typeof message.content === "string"
-				? message.content
-				: blocks
-						.filter((part) => part.type === "text")
-						.map((part) => part.text ?? "")
-						.join("");
-		if (content.trim()) parts.push(`${message.role}: ${content.trim()}`);
-	}
-	const text = parts.join("\n\n");
-	return text ? text.slice(-maxChars) : null;
-}
-
 /** The cadre extension. */
 export default function cadre(pi: ExtensionAPI): void {
 	const version = checkPiVersion();
@@ -127,12 +86,6 @@ export default function cadre(pi: ExtensionAPI): void {
 	}
 	const { agentDir, homeDir } = agentPaths();
 	let state: SessionState | null = null;
-	const repoRoots = new Map<string, string | null>();
-	/** The git root of a cwd, found once per cwd by walking the file system (no git subprocess). */
-	const repoRootOf = (cwd: string) => {
-		if (!repoRoots.has(cwd)) repoRoots.set(cwd, findGitRoot(cwd));
-		return repoRoots.get(cwd) ?? null;
-	};
 	let lastDescription = "";
 
 	const notifications = createNotifier({
@@ -147,49 +100,46 @@ export default function cadre(pi: ExtensionAPI): void {
 			state.ctx = ctx;
 			return state;
 		}
-		const loaded = safeLoad(ctx);
-		let worktreeSettings = loaded?.settings.worktree ?? { baseDir: null, allowSharedFallback: false };
 		const touched: SessionState["touched"] = [];
-		// Records go next to the transcripts; earlier processes' runs of this session come back (ADR 0068, 0069).
-		const recordDir = transcriptDir(ctx, agentDir);
+		// Earlier processes' runs of this session come back (ADR 0068, 0069).
 		const earlier = earlierRuns(ctx.sessionManager);
+		const spawner = createSpawner({
+			pi,
+			ctx: () => state?.ctx ?? ctx,
+			promptOptions: () => state?.promptOptions ?? null,
+			agentDir,
+			homeDir,
+			earlier: earlier.runs,
+			touchedByParent: (since) => new Set(touched.filter((entry) => entry.at >= since).map((entry) => entry.path)),
+			// Definitions are re-read at every spawn; the description follows them at once.
+			onLoaded: (loaded) => {
+				if (state) {
+					state.maxResultChars = loaded.settings.maxResultChars;
+					state.widget = loaded.settings.ui.widget;
+				}
+				refreshDescription(state?.ctx ?? ctx, loaded);
+			},
+			emit: (event, payload) => pi.events.emit(event, structuredClone(payload)),
+			onChange: () => ui.onChange(),
+			onTerminal: (run) => {
+				if (!run.background) return;
+				try {
+					pi.appendEntry(USAGE_ENTRY, { id: run.id, type: run.type, status: run.state, usage: { ...run.usage }, transcript: run.transcript });
+				} catch {
+					// the parent session may already be gone
+				}
+				notifications.completed(run);
+			},
+		});
 		const created: SessionState = {
 			ctx,
 			promptOptions: null,
-			childExtensions: null,
 			touched,
-			resuming: new Set(),
 			skippedRecords: earlier.skipped,
-			widget: loaded?.settings.ui.widget ?? "background",
-			maxResultChars: loaded?.settings.maxResultChars ?? 20000,
-			registry: createRunRegistry({
-				maxConcurrent: loaded?.settings.maxConcurrent.value ?? 4,
-				parentSession: ctx.sessionManager.getSessionId(),
-				records: recordWriter(recordDir),
-				earlier: earlier.runs,
-				isolation: createWorktreeIsolation({
-					agentDir,
-					parentCwd: ctx.cwd,
-					settings: () => {
-						worktreeSettings = safeLoad(created.ctx)?.settings.worktree ?? worktreeSettings;
-						return worktreeSettings;
-					},
-					childCwd: (run) => run.plannedCwd,
-					touchedByParent: (since) => new Set(touched.filter((entry) => entry.at >= since).map((entry) => entry.path)),
-					chainRoot: (id) => chainRoot(id, (run) => created.registry.get(run)),
-				}),
-				emit: (event, payload) => pi.events.emit(event, structuredClone(payload)),
-				onChange: () => ui.onChange(),
-				onTerminal: (run) => {
-					if (!run.background) return;
-					try {
-						pi.appendEntry(USAGE_ENTRY, { id: run.id, type: run.type, status: run.state, usage: { ...run.usage }, transcript: run.transcript });
-					} catch {
-						// the parent session may already be gone
-					}
-					notifications.completed(run);
-				},
-			}),
+			spawner,
+			registry: spawner.registry,
+			maxResultChars: spawner.loaded()?.settings.maxResultChars ?? 20000,
+			widget: spawner.loaded()?.settings.ui.widget ?? "background",
 		};
 		state = created;
 		return created;
@@ -212,145 +162,8 @@ export default function cadre(pi: ExtensionAPI): void {
 		}
 	};
 
-	const childExtensions = (s: SessionState) => {
-		if (!s.childExtensions) {
-			const loaded = safeLoad(s.ctx);
-			s.childExtensions = discoverChildExtensions({
-				cwd: s.ctx.cwd,
-				agentDir,
-				projectTrusted: s.ctx.isProjectTrusted(),
-				exclude: loaded?.settings.childExtensions.exclude ?? [],
-			}).catch(() => ({ paths: [], excluded: [] }));
-		}
-		return s.childExtensions;
-	};
-
-	const snapshot = (s: SessionState, set: ChildExtensionSet): ParentSnapshot => {
-		const ctx = s.ctx;
-		const options = s.promptOptions;
-		const builtins = builtinToolNames();
-		const excluded = new Set(set.excluded);
-		const extensionTools = pi
-			.getAllTools()
-			.filter((tool) => !builtins.includes(tool.name) && !SPAWN_TOOLS.has(tool.name) && !excluded.has(tool.sourceInfo.path))
-			.map((tool) => tool.name)
-			.sort();
-		// Before the parent's first prompt (a service spawn) pi has handed no prompt options yet:
-		// pi's own guidance for its built-in tools stands in.
-		const guidance = options ? { snippets: options.toolSnippets ?? {}, guidelines: options.toolGuidelines ?? {} } : builtinToolGuidance(ctx.cwd);
-		const prompt: ParentPrompt = options
-			? { kind: "options", options: parentPromptOptionsFromPi(options, piDocPaths()) }
-			: { kind: "text", text: ctx.getSystemPrompt(), source: "pi" };
-		return {
-			cwd: ctx.cwd,
-			agentDir,
-			homeDir,
-			projectTrusted: ctx.isProjectTrusted(),
-			facts: {
-				cwd: ctx.cwd,
-				model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
-				thinking: normalizeThinking(pi.getThinkingLevel()) ?? "medium",
-				activeTools: pi.getActiveTools().filter((name) => !SPAWN_TOOLS.has(name)),
-				toolUniverse: [...builtins, ...new Set(extensionTools)],
-				repoRoot: repoRootOf(ctx.cwd),
-			},
-			prompt,
-			toolSnippets: { ...guidance.snippets },
-			toolGuidelines: Object.fromEntries(Object.entries(guidance.guidelines).map(([k, v]) => [k, [...v]])),
-			conversation: () => conversationText(ctx),
-		};
-	};
-
-	/** Plan and start a run: the one path for the tool, the service and resume. */
-	const start = async (
-		ctx: ExtensionContext,
-		request: SpawnRequest,
-		options: { signal?: AbortSignal; onProgress?: (run: RunRecord) => void },
-	) => {
-		const s = ensure(ctx);
-		const resumeId = typeof request.resume === "string" ? request.resume : null;
-		// Claimed before the first await, so two resumes in one message cannot both pass.
-		if (resumeId !== null && s.resuming.has(resumeId)) {
-			throw new Error(`Spawn refused (resume-refused): run ${resumeId} is being resumed already; wait for that run to end, then resume it again.`);
-		}
-		if (resumeId !== null) s.resuming.add(resumeId);
-		try {
-			const started = await startPlanned(ctx, s, request, resumeId, options);
-			if (resumeId !== null) void started.done.finally(() => s.resuming.delete(resumeId));
-			return started;
-		} catch (error) {
-			if (resumeId !== null) s.resuming.delete(resumeId);
-			throw error;
-		}
-	};
-
-	const startPlanned = async (
-		ctx: ExtensionContext,
-		s: SessionState,
-		request: SpawnRequest,
-		resumeId: string | null,
-		options: { signal?: AbortSignal; onProgress?: (run: RunRecord) => void },
-	) => {
-		const set = await childExtensions(s);
-		const parent = snapshot(s, set);
-		const source = resumeId ? s.registry.get(resumeId) : undefined;
-		const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
-		if (resumeId && source && !source.transcript) throw new Error(`Spawn refused (resume-refused): run ${resumeId} has no transcript to continue.`);
-		if (resumeId && source?.transcript && !existsSync(source.transcript)) {
-			throw new Error(`Spawn refused (resume-refused): the transcript of run ${resumeId} (${source.transcript}) is gone; it cannot be continued.`);
-		}
-		const skills = (s.promptOptions?.skills ?? []) as Skill[];
-		const loaded = loadFor({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: ctx.isProjectTrusted() });
-		// Definitions are re-read at every spawn; the description follows them at once.
-		refreshDescription(ctx, loaded);
-		const runtime = parentModelRuntime(ctx);
-		const sessionDir = transcriptDir(ctx, agentDir);
-		// A run of the session this one was forked from continues in a copy of its transcript (ADR 0069).
-		const forkFile = source?.transcript && source.parentSession !== ctx.sessionManager.getSessionId() ? source.transcript : undefined;
-		const projectTrusted = ctx.isProjectTrusted();
-		// pi's availability check may not have landed yet: a provider it does not list is checked first.
-		const plan = await withAvailableModels(runtime, parent.facts.model, (models) => planSpawn({
-			request,
-			parent,
-			models,
-			loaded,
-			resumeFrom: stored,
-			createChild: (child) => {
-				const allowed = new Set(child.tools.filter((name) => !SPAWN_TOOLS.has(name)));
-				return createChildSession({
-					modelRuntime: runtime,
-					model: child.model,
-					thinkingLevel: normalizeThinking(child.thinking) ?? "off",
-					cwd: child.cwd,
-					settingsCwd: ctx.cwd,
-					agentDir,
-					projectTrusted,
-					systemPrompt: child.systemPrompt,
-					skills,
-					tools: [...allowed],
-					extensionPaths: set.paths,
-					guard: (name) =>
-						allowed.has(name)
-							? null
-							: `cadre: "${name}" is outside this sub-agent's tools (${[...allowed].join(", ") || "none"}); the call was refused.`,
-					sessionDir,
-					resumeFile: child.resumeFile ?? undefined,
-					forkFile,
-					turnLimit: child.maxTurns,
-				});
-			},
-		}));
-		s.registry.setMaxConcurrent(loaded.settings.maxConcurrent.value);
-		s.maxResultChars = loaded.settings.maxResultChars;
-		s.widget = loaded.settings.ui.widget;
-		const background = request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground;
-		return s.registry.spawn(plan, {
-			background,
-			signal: background ? undefined : options.signal,
-			onProgress: options.onProgress ? (run) => options.onProgress?.(run) : undefined,
-			resumeFile: forkFile ? null : (source?.transcript ?? null),
-		});
-	};
+	/** Plan and start a run: the one path for the tool, the service and resume (src/hosts/spawn/spawner.ts). */
+	const start = (ctx: ExtensionContext, request: SpawnRequest, options: StartOptions) => ensure(ctx).spawner.start(request, options);
 
 	const registerSpawnTool = (description: string) => {
 		pi.registerTool({
@@ -454,7 +267,7 @@ export default function cadre(pi: ExtensionAPI): void {
 	});
 
 	const explainInputs = (s: SessionState, type: string) => {
-		const parent = snapshot(s, { paths: [], excluded: [] });
+		const parent = s.spawner.snapshot({ paths: [], excluded: [] });
 		return { loaded: safeLoad(s.ctx), parent, models: liveCatalog(parentModelRuntime(s.ctx), parent.facts.model), type };
 	};
 

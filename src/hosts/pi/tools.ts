@@ -8,11 +8,7 @@ import type { Entry, LoadResult } from "../../files/types.ts";
 import { enabledTypes, resolve } from "../../resolve/resolve.ts";
 import type { ModelCatalog, SpawnReader } from "../../resolve/types.ts";
 
-export const SUBAGENT_TOOL = "subagent";
-export const RESULT_TOOL = "get_subagent_result";
-export const STEER_TOOL = "steer_subagent";
-/** Children never get these (depth 1). */
-export const SPAWN_TOOLS: ReadonlySet<string> = new Set([SUBAGENT_TOOL, RESULT_TOOL, STEER_TOOL]);
+export { RESULT_TOOL, SPAWN_TOOLS, STEER_TOOL, SUBAGENT_TOOL } from "../spawn/tool-names.ts";
 
 export const subagentParameters = Type.Object({
 	prompt: Type.String({ description: "The complete task; the sub-agent sees nothing else" }),
@@ -29,6 +25,8 @@ export const subagentParameters = Type.Object({
 	run_in_background: Type.Optional(Type.Boolean()),
 	inherit_context: Type.Optional(Type.Boolean({ description: "Pass this conversation along" })),
 	resume: Type.Optional(Type.String({ description: "Id of a finished run to continue" })),
+	inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The persona's inputs by name" })),
+	output_schema: Type.Optional(Type.Unknown({ description: "JSON Schema; the child returns a matching structured result" })),
 });
 
 export const resultParameters = Type.Object({
@@ -54,7 +52,7 @@ function oneLine(text: string | undefined, max = 90): string {
 
 /** Every model name counts as known and no file is read: the description shows what files name. */
 const AS_WRITTEN: ModelCatalog = { lookup: (name) => ({ ok: true, id: name }), clampThinking: (_id, level) => level };
-const NO_READS: SpawnReader = { read: () => ({ ok: true, text: "" }), isDirectory: () => false };
+const NO_READS: SpawnReader = { read: () => ({ ok: true, text: "" }), isDirectory: () => false, locate: () => null };
 
 /**
  * The model and capability mode the files give a type, through the resolver (its one precedence:
@@ -111,7 +109,7 @@ export function subagentDescription(loaded: LoadResult | null): string {
 		if (personas.length > 0) {
 			lines.push("Personas:");
 			for (const persona of personas) {
-				const inputs = (persona.keys.inputs?.value ?? []).map((io) => `${io.name}: ${io.io_type}`);
+				const inputs = (persona.keys.inputs?.value ?? []).map((io) => `${io.name}: ${io.io_type}${io.required ? " (required)" : ""}`);
 				const outputs = (persona.keys.outputs?.value ?? []).map((io) => `${io.name}: ${io.io_type}`);
 				const io = [inputs.length ? `expects ${inputs.join(", ")}` : "", outputs.length ? `produces ${outputs.join(", ")}` : ""]
 					.filter(Boolean)

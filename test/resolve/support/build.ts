@@ -136,6 +136,7 @@ export function reader(files: Record<string, string> = {}, directories: string[]
 			return text === undefined ? { ok: false, code: "missing-file", message: `"${ref.written}" does not exist` } : { ok: true, text };
 		},
 		isDirectory: (path) => directories.includes(path),
+		locate: (path) => (directories.includes(path) ? { kind: "directory", realPath: path } : null),
 	};
 }
 

@@ -3,11 +3,12 @@
  * and `steer_subagent`. While a foreground child runs, its row is one compact line (type ·
  * description · turns · tools · tokens · elapsed) and the activity; when it is done, a one-line
  * summary (✓/✗, model, capability, persona, turns, tokens, duration), and pi's expand key shows the
- * requested-vs-used rows that differ, warnings, the isolation report, the transcript and the
- * answer. The model's text is untouched (`formatResult`); this is only what the person sees.
+ * requested-vs-used rows that differ, warnings, the contract (each output, the repair turn), the
+ * isolation report, the transcript and the answer; a contract that was not kept shows collapsed too. The model's text is untouched (`formatResult`); this is only what the person sees.
  * Pure line functions first, then the pi renderers over them.
  */
 import type { Component } from "@earendil-works/pi-tui";
+import type { Contract } from "../../../runtime/contract.ts";
 import type { RequestedVsUsed, RunResult } from "../../../runtime/result.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { LinesComponent } from "./lines-component.ts";
@@ -52,10 +53,13 @@ export function activityLines(view: RunView, width: number, style: Style): strin
 	return [fit(style.fg("muted", `↳ ${view.activity ?? view.state}`), width)];
 }
 
-/** `✓ completed · faux/m · read-only · reviewer · 2 turns · 1.4k tok · 4.0s`. */
-export function summaryLine(view: RunView, style: Style): string {
+/**
+ * `✓ completed · faux/m · read-only · reviewer · 2 turns · 1.4k tok · 4.0s`; a `flag` (a broken
+ * contract) comes right after the state, where a cut line still shows it.
+ */
+export function summaryLine(view: RunView, style: Style, flag: string | null = null): string {
 	const tone = view.state === "completed" ? "success" : view.state === "failed" ? "error" : "warning";
-	return `${stateIcon(view.state, style)} ${style.fg(tone, view.state)} · ${style.fg(
+	return `${stateIcon(view.state, style)} ${style.fg(tone, view.state)}${flag ? ` · ${style.fg("error", flag)}` : ""} · ${style.fg(
 		"dim",
 		dotted([
 			view.model,
@@ -84,7 +88,19 @@ export function isolationLines(isolation: Record<string, unknown> | null): strin
 	return [`isolation: ${shown(summary)}`];
 }
 
-/** The expanded detail of a finished run: differing request values, warnings, isolation, transcript, answer. */
+/** `contract kept` / `contract not kept`, then each output (✓/✗, name, path or why) and the repair turn. */
+export function contractLines(contract: Contract | null | undefined): string[] {
+	if (!contract) return [];
+	const outputs = contract.outputs.map((output) =>
+		output.ok ? `✓ ${shown(output.name)}${output.path ? ` ${shown(output.path)}` : ""}` : `✗ ${shown(output.name)}: ${shown(output.reason ?? "not produced")}`,
+	);
+	const repair = contract.repair;
+	const repairLine =
+		repair === null ? [] : repair.steered ? [`repair turn sent; ${repair.worked ? "it fixed the contract" : "the contract is still not kept"}`] : [`no repair turn: ${shown(repair.skipped ?? "")}`];
+	return [contract.ok ? "contract kept" : "contract not kept", ...outputs, ...repairLine];
+}
+
+/** The expanded detail of a finished run: differing request values, warnings, contract, isolation, transcript, answer. */
 export function resultDetailLines(result: RunResult, width: number, style: Style): string[] {
 	const lines: string[] = [];
 	const section = (title: string, items: string[]) => {
@@ -93,8 +109,11 @@ export function resultDetailLines(result: RunResult, width: number, style: Style
 		for (const item of items) lines.push(...wrapped(item, width, "  "));
 	};
 	if (result.error) section("error", [result.error]);
-	section("requested vs used", differingRows(result.requestedVsUsed ?? []));
+	// The contract has its own section below; its requested-vs-used row would say it twice.
+	section("requested vs used", differingRows((result.requestedVsUsed ?? []).filter((row) => row.field !== "contract")));
 	section("warnings", (result.warnings ?? []).map(shown));
+	const [verdict, ...contract] = contractLines(result.contract);
+	if (verdict) section(verdict, contract);
 	section("isolation", isolationLines(result.isolation).map((line) => line.replace(/^isolation: /, "")));
 	if (result.transcript) lines.push(fit(style.fg("muted", `transcript ${shortPath(result.transcript, Math.max(10, width - 11))}`), width));
 	lines.push("", ...wrapped(result.text ?? "(no final text)", width));
@@ -104,7 +123,7 @@ export function resultDetailLines(result: RunResult, width: number, style: Style
 /** A finished `subagent` or fetched result: the summary line, and the detail when expanded. */
 export function resultLines(result: RunResult, expanded: boolean, width: number, style: Style, hint = ""): string[] {
 	const view = viewOfResult(result);
-	const summary = summaryLine(view, style);
+	const summary = summaryLine(view, style, result.contract && !result.contract.ok ? "contract not kept" : null);
 	const withHint = hint && !expanded && widthOf(`${summary}  ${hint}`) <= width ? `${summary}  ${hint}` : summary;
 	return expanded ? [fit(withHint, width), ...resultDetailLines(result, width, style)] : [fit(withHint, width)];
 }

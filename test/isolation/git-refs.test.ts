@@ -9,8 +9,8 @@
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { clearGitFactsCache, gitFacts, readHead, readRef } from "../../src/runtime/git.ts";
-import { commitAll, git } from "../worktree/support/repo.ts";
+import { clearGitFactsCache, gitFacts, readHead, readRef } from "../../src/isolation/git.ts";
+import { commitAll, git } from "./support/repo.ts";
 
 const WRAPPER = `#!/usr/bin/env bash
 # A git whose refs live where no file reader finds them: paths of the simulated git directory

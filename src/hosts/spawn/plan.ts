@@ -1,7 +1,8 @@
 /**
- * From a `subagent` call to a run plan inside pi: snapshot the parent (cwd, model, thinking, tools,
- * structured prompt options), re-read the files, resolve the request, assemble the child's prompt
- * and bind the child-session factory. Refusals become errors the tool returns to the model.
+ * From a spawn request to a run plan, for every host (the pi extension's `subagent` tool and
+ * service, `cadre run`): snapshot the parent (cwd, model, thinking, tools, structured prompt
+ * options), re-read the files, resolve the request, assemble the child's prompt and bind the
+ * child-session factory. Refusals become errors: the tool returns them to the model, the CLI prints them.
  */
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
@@ -45,6 +46,8 @@ export type ChildFactory = (options: {
 	tools: readonly string[];
 	resumeFile: string | null;
 	maxTurns: number | null;
+	/** The JSON Schema of the child's `submit_result`, or null. */
+	outputSchema: Record<string, unknown> | null;
 }) => Promise<ChildHandle>;
 
 /** The agent dir and home of this process, as pi and the loader see them. */
@@ -72,12 +75,15 @@ function gitBranch(cwd: string): string | null {
 	return gitBranchCache.get(cwd) ?? null;
 }
 
-/** A refused spawn: the message the model sees. */
+/** A refused spawn: the message the model sees, and what to do about it. */
 export class SpawnRefused extends Error {
 	readonly code: string;
-	constructor(code: string, message: string) {
+	/** The hints of the resolution's errors (shown escaped), e.g. `use one of: …`. */
+	readonly hints: string[];
+	constructor(code: string, message: string, hints: string[] = []) {
 		super(message);
 		this.code = code;
+		this.hints = hints;
 	}
 }
 
@@ -88,6 +94,12 @@ function refusalMessage(result: ResolveResult): string {
 	const errors = result.diagnostics.filter((d: Diagnostic) => d.severity === "error" && d.file === null).map((d) => d.message);
 	const extra = errors.filter((message) => message !== refusal.message);
 	return safeText(`Spawn refused (${refusal.code}): ${refusal.message}${extra.length ? `\n${extra.join("\n")}` : ""}`);
+}
+
+/** The hints of a refused resolution's own errors, once each. */
+function refusalHints(result: ResolveResult): string[] {
+	const hints = result.diagnostics.filter((d: Diagnostic) => d.severity === "error" && d.file === null && d.hint).map((d) => safeText(d.hint as string));
+	return [...new Set(hints)];
 }
 
 /** Options for {@link planSpawn}. */
@@ -116,7 +128,7 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 		toolKinds: loaded.settings.toolKinds,
 		resumeFrom: request.resume === undefined || request.resume === null ? undefined : (options.resumeFrom ?? null),
 	});
-	if (result.refused || !result.config) throw new SpawnRefused(result.refused?.code ?? "bad-request", refusalMessage(result));
+	if (result.refused || !result.config) throw new SpawnRefused(result.refused?.code ?? "bad-request", refusalMessage(result), refusalHints(result));
 	const config = result.config;
 	const childCwd = absoluteCwd(config.cwd, loaded, parent.cwd);
 	const prompt = typeof request.prompt === "string" ? request.prompt : "";
@@ -146,10 +158,20 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 		diagnostics: result.diagnostics,
 		cwd: childCwd,
 		resumeOf: typeof request.resume === "string" ? request.resume : null,
+		repairContract: loaded.settings.contracts.repair,
 		async createChild(_run, cwd, resumeFile) {
 			if (!config.model) throw new Error("no model resolved");
 			const assembled = buildPrompt(cwd, cwd === childCwd ? null : parent.cwd);
-			return options.createChild({ model: config.model, thinking, cwd, systemPrompt: assembled.text, tools: config.tools, resumeFile, maxTurns: config.maxTurns });
+			return options.createChild({
+				model: config.model,
+				thinking,
+				cwd,
+				systemPrompt: assembled.text,
+				tools: config.tools,
+				resumeFile,
+				maxTurns: config.maxTurns,
+				outputSchema: config.outputSchema ?? null,
+			});
 		},
 	};
 }
