@@ -7,9 +7,10 @@
  * the repository keeps its refs elsewhere (reftable), where git itself is asked (ADR 0004).
  */
 import { type ChildProcess, execFile, execFileSync } from "node:child_process";
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { setPriority } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { readFileUnder } from "../files/read-confined.ts";
 
 /** What one git invocation produced. */
 export interface GitResult {
@@ -211,6 +212,23 @@ export async function gitFacts(cwd: string): Promise<{ ok: true; facts: GitFacts
 	return { ok: true, facts: { ...repo.facts, ...readHead(repo.facts) } };
 }
 
+/** The most a small git file cadre reads itself may hold (HEAD, a loose ref, a `.git` pointer, a lock reason). */
+export const GIT_FILE_BYTES = 64 * 1024;
+/** The most `packed-refs` may hold before cadre asks git instead (a repository with ~1M refs). */
+const PACKED_REFS_BYTES = 128 * 1024 * 1024;
+/** How many symbolic refs a chain may follow (git's own limit is 5). */
+const MAX_SYMREF_DEPTH = 5;
+
+/**
+ * A git file cadre reads itself, or null: a regular file (a FIFO or device is never opened for a
+ * blocking read), at most `maxBytes`. A child can replace files in its worktree, so its `.git`
+ * pointer is input like any other (ADR 0061's reader).
+ */
+export function readGitFile(path: string, maxBytes: number = GIT_FILE_BYTES): string | null {
+	const read = readFileUnder(path, { confine: "any", root: "/", maxBytes });
+	return read.ok ? read.text : null;
+}
+
 /**
  * Whether the repository keeps its refs in loose and packed files. A reftable repository (git ≥
  * 2.45) has only stubs for older readers there: `refs/heads` is a plain file and `HEAD` names
@@ -246,12 +264,8 @@ export function readHead(repo: Pick<RepoFacts, "gitDir" | "commonDir">): { branc
 		const branch = ref?.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null;
 		return { branch, head: gitLine(repo, ["rev-parse", "-q", "--verify", "HEAD"]) };
 	}
-	let text: string;
-	try {
-		text = readFileSync(join(repo.gitDir, "HEAD"), "utf8").trim();
-	} catch {
-		return { branch: null, head: null };
-	}
+	const text = readGitFile(join(repo.gitDir, "HEAD"))?.trim();
+	if (text === undefined) return { branch: null, head: null };
 	if (!text.startsWith("ref: ")) return { branch: null, head: /^[0-9a-f]{40,64}$/.test(text) ? text : null };
 	const ref = text.slice(5).trim();
 	const branch = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null;
@@ -259,24 +273,18 @@ export function readHead(repo: Pick<RepoFacts, "gitDir" | "commonDir">): { branc
 }
 
 /** Resolves a full ref name from loose ref files or `packed-refs` (else git); null when it does not exist. */
-export function readRef(repo: Pick<RepoFacts, "gitDir" | "commonDir">, ref: string): string | null {
+export function readRef(repo: Pick<RepoFacts, "gitDir" | "commonDir">, ref: string, depth = 0): string | null {
 	if (!refsAreFiles(repo)) return gitLine(repo, ["rev-parse", "-q", "--verify", ref]);
 	for (const dir of [repo.gitDir, repo.commonDir]) {
-		try {
-			const value = readFileSync(join(dir, ref), "utf8").trim();
-			if (value.startsWith("ref: ")) return readRef(repo, value.slice(5).trim());
-			if (/^[0-9a-f]{40,64}$/.test(value)) return value;
-		} catch {
-			// not a loose ref here
-		}
+		const value = readGitFile(join(dir, ref))?.trim();
+		if (value === undefined) continue; // not a loose ref here
+		if (value.startsWith("ref: ")) return depth < MAX_SYMREF_DEPTH ? readRef(repo, value.slice(5).trim(), depth + 1) : null;
+		if (/^[0-9a-f]{40,64}$/.test(value)) return value;
 	}
-	try {
-		for (const line of readFileSync(join(repo.commonDir, "packed-refs"), "utf8").split("\n")) {
-			const space = line.indexOf(" ");
-			if (space > 0 && line.slice(space + 1) === ref && !line.startsWith("#")) return line.slice(0, space);
-		}
-	} catch {
-		// no packed refs
+	const packed = readGitFile(join(repo.commonDir, "packed-refs"), PACKED_REFS_BYTES);
+	for (const line of packed?.split("\n") ?? []) {
+		const space = line.indexOf(" ");
+		if (space > 0 && line.slice(space + 1) === ref && !line.startsWith("#")) return line.slice(0, space);
 	}
 	return null;
 }

@@ -6,9 +6,9 @@
  * is in use. Taking over an interrupted lock is atomic, so two recoveries never both act on it.
  */
 import { randomUUID } from "node:crypto";
-import { linkSync, readFileSync, renameSync, unlinkSync } from "node:fs";
+import { linkSync, renameSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { runGit } from "./git.ts";
+import { readGitFile, runGit } from "./git.ts";
 import { currentOwner, formatOwner, type Owner, ownerState, parseOwner } from "../runtime/owner.ts";
 
 /** The lock reason naming this process as the owner. */
@@ -34,12 +34,9 @@ export function lockHolder(record: { locked: boolean; lockReason: string | null 
 
 /** A linked worktree's administrative directory (`<common>/worktrees/<name>`), from its `.git` file. */
 export function worktreeAdminDir(worktreePath: string): string | null {
-	try {
-		const pointer = readFileSync(join(worktreePath, ".git"), "utf8").trim();
-		return pointer.startsWith("gitdir: ") ? resolve(worktreePath, pointer.slice(8).trim()) : null;
-	} catch {
-		return null;
-	}
+	// The child can replace its worktree's `.git`: read as a bounded regular file, never blocking.
+	const pointer = readGitFile(join(worktreePath, ".git"))?.trim();
+	return pointer?.startsWith("gitdir: ") ? resolve(worktreePath, pointer.slice(8).trim()) : null;
 }
 
 /**
@@ -61,7 +58,7 @@ export async function takeOverLock(worktreePath: string, root: string): Promise<
 	}
 	let taken = false;
 	try {
-		const holder = lockHolder({ locked: true, lockReason: readFileSync(aside, "utf8") });
+		const holder = lockHolder({ locked: true, lockReason: readGitFile(aside) });
 		if (holder.state === "interrupted") {
 			const locked = await runGit(["worktree", "lock", "--reason", ownerLockReason(), worktreePath], { cwd: root });
 			taken = locked.code === 0;

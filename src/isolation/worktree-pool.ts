@@ -17,11 +17,11 @@
  * priority, one at a time, and only while no spawn of this process is preparing its worktree.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import type { WorktreeSettings } from "../files/types.ts";
 import { parseStatus } from "./escape-check.ts";
-import { firstLine, type GitResult, type RepoFacts, runGit } from "./git.ts";
+import { firstLine, type GitResult, type RepoFacts, readGitFile, runGit } from "./git.ts";
 import { lockHolder, ownerLockReason, takeOverLock, worktreeAdminDir } from "./worktree-lock.ts";
 import { type SetupState, writeSetupState } from "./worktree-setup.ts";
 import { copyIncludeInBackground, type IncludeRecord } from "./worktree-include.ts";
@@ -139,9 +139,10 @@ function moveWorktree(from: string, to: string): void {
 	if (!admin) throw new Error(`${from} is not a linked worktree`);
 	mkdirSync(dirname(to), { recursive: true });
 	renameSync(from, to);
-	const pointer = readFileSync(join(to, ".git"), "utf8").trim().slice("gitdir: ".length);
+	const pointer = (readGitFile(join(to, ".git")) ?? "").trim().slice("gitdir: ".length);
 	if (!isAbsolute(pointer)) writeFileSync(join(to, ".git"), `gitdir: ${relative(to, admin)}\n`);
-	const back = readFileSync(join(admin, "gitdir"), "utf8").trim();
+	const back = readGitFile(join(admin, "gitdir"))?.trim();
+	if (back === undefined) throw new Error(`${admin}/gitdir cannot be read as a small regular file`);
 	writeFileSync(join(admin, "gitdir"), `${isAbsolute(back) ? join(to, ".git") : relative(admin, join(to, ".git"))}\n`);
 }
 

@@ -11,12 +11,12 @@
  * worktree) can tell the setup's files from what the child wrote.
  */
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { WorktreeSettings } from "../files/types.ts";
 import { parseStatus, watchedStates } from "./escape-check.ts";
 import { walkStates } from "./file-tree.ts";
-import { runGit } from "./git.ts";
+import { readGitFile, runGit } from "./git.ts";
 import { changedInclude, type IncludeOutcome, type IncludeRecord, syncInclude } from "./worktree-include.ts";
 import { worktreeAdminDir } from "./worktree-lock.ts";
 
@@ -40,6 +40,8 @@ export interface SetupReport {
 export type SetupOutcome = { ok: true; state: SetupState; report: SetupReport } | { ok: false; message: string; output: string };
 
 const STATE_FILE = "cadre-setup.json";
+/** The most a setup state file may hold (it lists every included path). */
+const MAX_STATE_BYTES = 64 * 1024 * 1024;
 const OUTPUT_LIMIT = 8 * 1024;
 
 /** Whether settings ask for any setup. */
@@ -52,7 +54,7 @@ export function readSetupState(worktreePath: string): SetupState | null {
 	const admin = worktreeAdminDir(worktreePath);
 	if (!admin) return null;
 	try {
-		const parsed = JSON.parse(readFileSync(join(admin, STATE_FILE), "utf8")) as SetupState;
+		const parsed = JSON.parse(readGitFile(join(admin, STATE_FILE), MAX_STATE_BYTES) ?? "null") as SetupState;
 		return Array.isArray(parsed.include) && typeof parsed.outputs === "object" ? parsed : null;
 	} catch {
 		return null;
