@@ -86,10 +86,10 @@ describe("project files are confined to the project by real path", () => {
 	});
 
 	it("keeps symlinks that stay inside the project", () => {
-		const l = layout({ "project/shared/helper.md": "---\ndescription: Shared helper\n---\nHelps.\n" });
+		const l = layout({ "project/common/helper.md": "---\ndescription: Shared helper\n---\nHelps.\n" });
 		mkdirSync(join(l.project, ".pi/agents"), { recursive: true });
-		symlinkSync(join(l.project, "shared/helper.md"), join(l.project, ".pi/agents/helper.md"));
-		symlinkSync("../shared", join(l.project, ".pi/roles"));
+		symlinkSync(join(l.project, "common/helper.md"), join(l.project, ".pi/agents/helper.md"));
+		symlinkSync("../common", join(l.project, ".pi/roles"));
 		const r = l.load();
 		expect(r.diagnostics).toEqual([]);
 		expect(r.definitions.get("helper")?.keys.description?.value).toBe("Shared helper");
