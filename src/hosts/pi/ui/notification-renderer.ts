@@ -8,17 +8,15 @@
  */
 import type { RunResult } from "../../../runtime/result.ts";
 import type { NotificationDetails } from "../notifications.ts";
-import { formatDuration, formatTokens, formatTools, formatTurns, stateIcon, viewOfResult } from "./run-view.ts";
+import { formatDuration, formatTokens, formatTools, formatTurns, isRunResult, stateIcon, viewOfResult } from "./run-view.ts";
 import { resultDetailLines } from "./tool-rendering.ts";
 import { dotted, fit, type Style, wrapped } from "./text.ts";
 
 /** The runs a notification message covers, whatever shape its details have. */
 export function notificationRuns(details: unknown): RunResult[] {
-	const isRun = (value: unknown): value is RunResult =>
-		value !== null && typeof value === "object" && typeof (value as RunResult).id === "string" && typeof (value as RunResult).status === "string";
-	if (isRun(details)) return [details];
+	if (isRunResult(details)) return [details];
 	const runs = (details as Partial<NotificationDetails> | null)?.runs;
-	return Array.isArray(runs) ? runs.filter(isRun) : [];
+	return Array.isArray(runs) ? runs.filter(isRunResult) : [];
 }
 
 /** How many preview lines a collapsed child shows. */

@@ -36,6 +36,11 @@ export interface RunView {
 	error: string | null;
 }
 
+/** A value shaped like a {@link RunResult} (tool details and notifications read back from a session are untyped). */
+export function isRunResult(value: unknown): value is RunResult {
+	return value !== null && typeof value === "object" && typeof (value as RunResult).id === "string" && typeof (value as RunResult).status === "string";
+}
+
 /** States a run can no longer leave. */
 export function isEnded(state: string): boolean {
 	return state !== "queued" && state !== "running";

@@ -12,7 +12,7 @@ import type { Contract } from "../../../runtime/contract.ts";
 import type { RequestedVsUsed, RunResult } from "../../../runtime/result.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { LinesComponent } from "./lines-component.ts";
-import { formatDuration, formatTokens, formatTokensWithContext, formatTools, formatTurns, isEnded, type RunView, stateIcon, statsLine, viewOfRecord, viewOfResult } from "./run-view.ts";
+import { formatDuration, formatTokens, formatTokensWithContext, formatTools, formatTurns, isEnded, isRunResult, type RunView, stateIcon, statsLine, viewOfRecord, viewOfResult } from "./run-view.ts";
 import { dotted, fit, shortPath, shown, type Style, widthOf, wrapped } from "./text.ts";
 
 /** The arguments of a `subagent` call as they stream in (any may be missing). */
@@ -196,10 +196,6 @@ function textOf(result: ToolResult): string {
 		.filter((part) => part.type === "text")
 		.map((part) => part.text ?? "")
 		.join("\n");
-}
-
-function isRunResult(value: unknown): value is RunResult {
-	return value !== null && typeof value === "object" && typeof (value as RunResult).id === "string" && typeof (value as RunResult).status === "string";
 }
 
 const lines = (render: (width: number) => string[]): Component => new LinesComponent(render);
