@@ -81,11 +81,10 @@ export function differingRows(rows: readonly RequestedVsUsed[]): string[] {
 	return rows.filter((row) => row.note !== null).map((row) => `${shown(row.field)}: ${show(row.requested)} → ${show(row.used)} (${shown(row.note ?? "")})`);
 }
 
-/** The isolation report in one or two lines (its summary, else its fields). */
+/** The isolation report in one line (its summary, else its fields), or none without a report. */
 export function isolationLines(isolation: Record<string, unknown> | null): string[] {
 	if (!isolation) return [];
-	const summary = typeof isolation.summary === "string" ? isolation.summary : JSON.stringify(isolation);
-	return [`isolation: ${shown(summary)}`];
+	return [shown(typeof isolation.summary === "string" ? isolation.summary : JSON.stringify(isolation))];
 }
 
 /** `contract kept` / `contract not kept`, then each output (✓/✗, name, path or why) and the repair turn. */
@@ -114,7 +113,7 @@ export function resultDetailLines(result: RunResult, width: number, style: Style
 	section("warnings", (result.warnings ?? []).map(shown));
 	const [verdict, ...contract] = contractLines(result.contract);
 	if (verdict) section(verdict, contract);
-	section("isolation", isolationLines(result.isolation).map((line) => line.replace(/^isolation: /, "")));
+	section("isolation", isolationLines(result.isolation));
 	if (result.transcript) lines.push(fit(style.fg("muted", `transcript ${shortPath(result.transcript, Math.max(10, width - 11))}`), width));
 	lines.push("", ...wrapped(result.text ?? "(no final text)", width));
 	return lines;
