@@ -87,10 +87,11 @@ function startLiveSession(ctx: ExtensionContext, host: CadreUiHost): LiveSession
 	};
 	/** One tick a second while anything is live, so elapsed times move and lingering rows go. */
 	const tick = () => {
-		if (live() && ticker === null) {
+		const isLive = live();
+		if (isLive && ticker === null) {
 			ticker = setInterval(() => feed.changed(), 1000);
 			ticker.unref?.();
-		} else if (!live() && ticker !== null) {
+		} else if (!isLive && ticker !== null) {
 			clearInterval(ticker);
 			ticker = null;
 		}
