@@ -37,15 +37,18 @@ const COLUMNS: Column[] = [
 
 /** The columns that fit `width`: optional ones are left out from the right until the description has room. */
 function fittingColumns(views: readonly RunView[], width: number, style: Style): { columns: Column[]; widths: number[] } {
-	const natural = (column: Column) => Math.max(widthOf(column.title), ...views.map((view) => widthOf(column.cell(view, style))));
+	// Each column's natural width, measured once (the loop below only leaves columns out).
+	const naturalWidths = new Map(COLUMNS.map((column) => [column, Math.max(widthOf(column.title), ...views.map((view) => widthOf(column.cell(view, style))))]));
+	const natural = (column: Column) => naturalWidths.get(column) as number;
+	const longestDescription = Math.max(11, ...views.map((view) => widthOf(view.description)));
 	let columns = [...COLUMNS];
 	// Optional columns give way until the description has room for what most descriptions say.
-	const minDescription = Math.min(30, Math.max(11, ...views.map((view) => widthOf(view.description))));
+	const minDescription = Math.min(30, longestDescription);
 	for (;;) {
 		const fixed = columns.filter((column) => !column.flexible).reduce((sum, column) => sum + natural(column) + 2, 2);
 		const optional = [...columns].reverse().find((column) => column.optional);
 		if (fixed + minDescription <= width || !optional) {
-			const description = Math.max(1, Math.min(width - fixed, Math.max(...views.map((view) => widthOf(view.description)), 11)));
+			const description = Math.max(1, Math.min(width - fixed, longestDescription));
 			return { columns, widths: columns.map((column) => (column.flexible ? description : natural(column))) };
 		}
 		columns = columns.filter((column) => column !== optional);
