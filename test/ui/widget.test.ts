@@ -4,7 +4,8 @@
  * runs get rows by `ui.widget`; finished rows linger, then go; the queued count.
  */
 import { describe, expect, it } from "vitest";
-import { statusText, widgetLines, widgetSnapshot } from "../../src/hosts/pi/ui/widget.ts";
+import { createLiveFeed } from "../../src/hosts/pi/ui/live-feed.ts";
+import { createWidget, statusText, widgetLines, widgetSnapshot } from "../../src/hosts/pi/ui/widget.ts";
 import { plainStyle } from "../../src/hosts/pi/ui/text.ts";
 import { ansiStyle, expectSafeLines, HOSTILE, NOW, record, WIDTHS } from "./support.ts";
 
@@ -42,6 +43,19 @@ describe("widget rows", () => {
 		expect(all).toContain("a foreground child");
 		const off = widgetSnapshot(runs(), "off", NOW);
 		expect(statusText(off)).toBe("cadre: 1 running · 1 queued");
+		// What pi is told: with `off`, the footer status and no widget at all.
+		const calls: string[] = [];
+		const feed = createLiveFeed();
+		const widget = createWidget({
+			ui: { setWidget: (_key, content) => calls.push(content ? "widget" : "no widget"), setStatus: (_key, text) => calls.push(`status ${text}`) },
+			runs,
+			mode: () => "off",
+			feed,
+			now: () => NOW,
+		});
+		expect(calls).toEqual(["status cadre: 1 running · 1 queued"]);
+		widget.dispose();
+		feed.dispose();
 	});
 
 	it("finished rows linger a few seconds, then go; nothing left shows nothing", () => {
