@@ -17,7 +17,8 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { isInside, lstatOrNull, realOrNearest, stateOf, walkStates } from "./file-tree.ts";
+import { isInside } from "../files/read-confined.ts";
+import { lstatOrNull, realOrNearest, stateOf, walkStates } from "./file-tree.ts";
 import { runGit } from "./git.ts";
 
 /** A snapshot of a working tree's state. Plain, JSON-serialisable data. */
@@ -207,7 +208,7 @@ export function watchedStates(parentRoot: string, paths: string[]): Map<string, 
 		} catch {
 			continue;
 		}
-		if (!isInside(parentRoot, real)) continue;
+		if (!isInside(real, parentRoot)) continue;
 		for (const [entry, value] of walkStates(real, path)) out.set(entry, `w ${value}`);
 	}
 	return out;

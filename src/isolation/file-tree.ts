@@ -5,13 +5,7 @@
  */
 import { type Dirent, lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { lstat, readdir, readlink } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative } from "node:path";
-
-/** Whether `child` is `parent` or below it (both absolute). */
-export function isInside(parent: string, child: string): boolean {
-	const rel = relative(parent, child);
-	return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
+import { basename, dirname, join } from "node:path";
 
 /** The real path of `path`, through its nearest existing ancestor when it does not exist (yet, or any more). */
 export function realOrNearest(path: string): string {

@@ -15,7 +15,8 @@ import { constants, copyFileSync, cpSync, mkdirSync, realpathSync, rmSync, symli
 import { cp } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import type { WorktreeInclude } from "../files/types.ts";
-import { isInside, lstatOrNull, pathState, walkStates, walkStatesAsync } from "./file-tree.ts";
+import { isInside } from "../files/read-confined.ts";
+import { lstatOrNull, pathState, walkStates, walkStatesAsync } from "./file-tree.ts";
 
 /** How an included path's files were brought in. */
 export type IncludeMethod = "reflink" | "copy" | "symlink";
@@ -101,7 +102,7 @@ function includeSource(parentRoot: string, include: WorktreeInclude): { real: st
 	} catch {
 		return { real: null, skipped: null };
 	}
-	if (!isInside(parentRoot, real)) return { real: null, skipped: `${include.path} resolves to ${real}, outside the repository` };
+	if (!isInside(real, parentRoot)) return { real: null, skipped: `${include.path} resolves to ${real}, outside the repository` };
 	return { real, skipped: null };
 }
 
@@ -181,7 +182,7 @@ function copyTree(
 		if (sourceState.startsWith("l:")) {
 			const link = sourceState.slice(2);
 			// an absolute link into the parent's repository would let the child write to the parent's files
-			symlinkSync(isAbsolute(link) && isInside(parentRoot, link) ? join(worktreeRoot, relative(parentRoot, link)) : link, dst);
+			symlinkSync(isAbsolute(link) && isInside(link, parentRoot) ? join(worktreeRoot, relative(parentRoot, link)) : link, dst);
 		} else {
 			const src = join(real, relative(rel, path));
 			if (mode === null) {
@@ -238,7 +239,7 @@ function recordCopy(parentRoot: string, worktreeRoot: string, states: Map<string
 		let copy = copied.get(path) ?? "missing";
 		const link = copy.startsWith("l:") ? copy.slice(2) : null;
 		// an absolute link into the parent's repository would let the child write to the parent's files
-		if (link && isAbsolute(link) && isInside(parentRoot, link)) {
+		if (link && isAbsolute(link) && isInside(link, parentRoot)) {
 			const dst = join(worktreeRoot, path);
 			unlinkSync(dst);
 			symlinkSync(join(worktreeRoot, relative(parentRoot, link)), dst);

@@ -23,7 +23,8 @@ import {
 	type StatusEntry,
 } from "./escape-check.ts";
 import { GitMissingError, type GitResult, firstLine, readHead, readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
-import { isInside, realOrNearest } from "./file-tree.ts";
+import { isInside } from "../files/read-confined.ts";
+import { realOrNearest } from "./file-tree.ts";
 import { commitUncommitted } from "./uncommitted.ts";
 import { lockHolder, ownerLockReason, takeOverLock } from "./worktree-lock.ts";
 import { claimSlot, countInUse, handOut, poolSize, refillPool, whilePreparing } from "./worktree-pool.ts";
@@ -192,7 +193,7 @@ function fail(code: WorktreeFailureCode, message: string, hint: string): Worktre
 /** Where the child's cwd is inside the repository (relative, `sep`-separated), or a failure. */
 function relativeCwd(root: string, parentCwd: string, requestCwd: string | null | undefined): string | WorktreeFailure {
 	const wanted = realOrNearest(requestCwd ? resolve(parentCwd, requestCwd) : parentCwd);
-	if (!isInside(root, wanted)) {
+	if (!isInside(wanted, root)) {
 		return fail(
 			"cwd-outside-repository",
 			`The child's directory ${wanted} is outside the repository ${root}, so it has no place in a worktree.`,
@@ -287,7 +288,7 @@ export async function createWorktree(options: CreateWorktreeOptions): Promise<Is
 	}
 	const repoDir = worktreeRepoDir(facts.root, options.agentDir, options.settings.baseDir, options.homeDir);
 	const path = join(repoDir, options.runId);
-	if (isInside(facts.root, realOrNearest(path))) {
+	if (isInside(realOrNearest(path), facts.root)) {
 		return refuseOrFallback(
 			fail(
 				"base-dir-inside-repository",
