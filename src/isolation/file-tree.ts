@@ -80,6 +80,20 @@ function walkDirectory(dir: string, prefix: string, into: Map<string, string>): 
 	}
 }
 
+/**
+ * The paths whose state in `now` differs from the recorded one (changed, or gone), then those only
+ * `now` holds (created), in that order. Takes what it compares out of `now`.
+ */
+export function changedStates(recorded: Iterable<[string, string | undefined]>, now: Map<string, string>): string[] {
+	const changed: string[] = [];
+	for (const [path, want] of recorded) {
+		if (now.get(path) !== want) changed.push(path);
+		now.delete(path);
+	}
+	changed.push(...now.keys());
+	return changed;
+}
+
 /** `walkStates` without holding the event loop (background work: a pool refill). */
 export async function walkStatesAsync(root: string, prefix: string): Promise<Map<string, string>> {
 	const into = new Map<string, string>();

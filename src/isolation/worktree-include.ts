@@ -16,7 +16,7 @@ import { cp } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import type { WorktreeInclude } from "../files/types.ts";
 import { isInside } from "../files/read-confined.ts";
-import { lstatOrNull, pathState, walkStates, walkStatesAsync } from "./file-tree.ts";
+import { changedStates, lstatOrNull, pathState, walkStates, walkStatesAsync } from "./file-tree.ts";
 
 /** How an included path's files were brought in. */
 export type IncludeMethod = "reflink" | "copy" | "symlink";
@@ -268,18 +268,11 @@ function removeStale(worktreeRoot: string, stale: Set<string>, outcome: IncludeO
  * wrote, created, removed or replaced them), repository-relative and sorted.
  */
 export function changedInclude(worktreeRoot: string, record: IncludeRecord): string[] {
-	const now = walkStates(join(worktreeRoot, record.path), record.path);
+	const top = join(worktreeRoot, record.path);
 	if (record.mode === "symlink") {
-		const state = pathState(join(worktreeRoot, record.path));
 		const want = splitRecord(record.files[record.path])?.[1] ?? null;
-		return state === want ? [] : [record.path];
+		return pathState(top) === want ? [] : [record.path];
 	}
-	const changed: string[] = [];
-	for (const [path, value] of Object.entries(record.files)) {
-		const copy = splitRecord(value)?.[1];
-		if (now.get(path) !== copy) changed.push(path);
-		now.delete(path);
-	}
-	changed.push(...now.keys());
-	return changed.sort();
+	const copies = Object.entries(record.files).map(([path, value]): [string, string | undefined] => [path, splitRecord(value)?.[1]]);
+	return changedStates(copies, walkStates(top, record.path)).sort();
 }

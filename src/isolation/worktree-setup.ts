@@ -15,7 +15,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { WorktreeSettings } from "../files/types.ts";
 import { parseStatus, watchedStates } from "./escape-check.ts";
-import { walkStates } from "./file-tree.ts";
+import { changedStates, walkStates } from "./file-tree.ts";
 import { readGitFile, runGit } from "./git.ts";
 import { changedInclude, type IncludeOutcome, type IncludeRecord, syncInclude } from "./worktree-include.ts";
 import { worktreeAdminDir } from "./worktree-lock.ts";
@@ -176,11 +176,7 @@ export function setupChanges(worktreePath: string, state: SetupState | null, ign
 		const rel = root.replace(/\/$/, "");
 		walkStates(join(worktreePath, rel), rel, now);
 	}
-	for (const [path, value] of Object.entries(state.outputs)) {
-		if (now.get(path) !== value) changed.push(path);
-		now.delete(path);
-	}
-	changed.push(...now.keys());
+	changed.push(...changedStates(Object.entries(state.outputs), now));
 	const roots = new Set(state.outputRoots);
 	const other = ignored.filter((entry) => !roots.has(entry) && !coveredBy(state.include, entry));
 	return { changed: [...new Set(changed)].sort(), other };
