@@ -180,9 +180,7 @@ function copyTree(
 		if (had?.isDirectory()) rmSync(dst, { recursive: true, force: true });
 		else if (had) unlinkSync(dst);
 		if (sourceState.startsWith("l:")) {
-			const link = sourceState.slice(2);
-			// an absolute link into the parent's repository would let the child write to the parent's files
-			symlinkSync(isAbsolute(link) && isInside(link, parentRoot) ? join(worktreeRoot, relative(parentRoot, link)) : link, dst);
+			symlinkSync(linkTarget(parentRoot, worktreeRoot, sourceState.slice(2)), dst);
 		} else {
 			const src = join(real, relative(rel, path));
 			if (mode === null) {
@@ -238,15 +236,23 @@ function recordCopy(parentRoot: string, worktreeRoot: string, states: Map<string
 	for (const [path, sourceState] of states) {
 		let copy = copied.get(path) ?? "missing";
 		const link = copy.startsWith("l:") ? copy.slice(2) : null;
-		// an absolute link into the parent's repository would let the child write to the parent's files
-		if (link && isAbsolute(link) && isInside(link, parentRoot)) {
+		const target = link === null ? null : linkTarget(parentRoot, worktreeRoot, link);
+		if (target !== link && target !== null) {
 			const dst = join(worktreeRoot, path);
 			unlinkSync(dst);
-			symlinkSync(join(worktreeRoot, relative(parentRoot, link)), dst);
+			symlinkSync(target, dst);
 			copy = pathState(dst) ?? "missing";
 		}
 		record.files[path] = value(sourceState, copy);
 	}
+}
+
+/**
+ * Where a copied symlink points: an absolute link into the parent's repository is pointed at the
+ * worktree instead (it would let the child write to the parent's files); any other stays as it is.
+ */
+function linkTarget(parentRoot: string, worktreeRoot: string, link: string): string {
+	return isAbsolute(link) && isInside(link, parentRoot) ? join(worktreeRoot, relative(parentRoot, link)) : link;
 }
 
 function value(source: string, copy: string): string {
