@@ -19,6 +19,7 @@ import {
 	FINGERPRINT_STATUS_ARGS,
 	type Fingerprint,
 	fingerprintFromStatus,
+	listPaths,
 	parseStatus,
 	type StatusEntry,
 } from "./escape-check.ts";
@@ -241,10 +242,8 @@ export function plural(n: number, word: string): string {
 
 function dirtyNotice(dirty: string[], base: string): string | null {
 	if (dirty.length === 0) return null;
-	const shown = dirty.slice(0, 10).join(", ");
-	const more = dirty.length > 10 ? ` and ${dirty.length - 10} more` : "";
 	return (
-		`The parent had ${plural(dirty.length, "uncommitted change")} (${shown}${more}) that the child could not see: ` +
+		`The parent had ${plural(dirty.length, "uncommitted change")} (${listPaths(dirty, 10)}) that the child could not see: ` +
 		`its worktree started from the last commit ${base.slice(0, 12)}.`
 	);
 }
@@ -466,10 +465,8 @@ async function discardWorktree(root: string, plan: AddPlan, branchName: string):
 }
 
 function copiedNotice(dirty: string[], copied: { commit: string; onto: string }): string {
-	const shown = dirty.slice(0, 10).join(", ");
-	const more = dirty.length > 10 ? ` and ${dirty.length - 10} more` : "";
 	return (
-		`The parent's ${plural(dirty.length, "uncommitted change")} (${shown}${more}) were copied into the worktree: it starts from ` +
+		`The parent's ${plural(dirty.length, "uncommitted change")} (${listPaths(dirty, 10)}) were copied into the worktree: it starts from ` +
 		`${copied.commit.slice(0, 12)}, a commit of them on top of ${copied.onto.slice(0, 12)}; the branch's work starts there, and ` +
 		"applying it never applies them again."
 	);
