@@ -346,7 +346,6 @@ async function addWorktree(facts: RepoFacts, options: CreateWorktreeOptions, pla
 		return { kind: "worktree", handle: handleOf(facts, options, plan, made, status, setup, setupReport, size) } as const;
 	});
 	if (outcome.kind === "worktree" && size > 0) {
-		countInUse(plan.repoDir, 1);
 		refillPool({ facts, repoDir: plan.repoDir, size, head: plan.head, include: (options.settings.include ?? []).filter((i) => i.mode === "copy") });
 	}
 	return outcome;
@@ -392,7 +391,7 @@ function handleOf(
 		notices,
 		before,
 		pooled: made.pooled,
-		pool: size > 0 ? { repoDir: plan.repoDir, size } : null,
+		pool: usePool(plan.repoDir, size),
 		setup,
 		setupReport,
 		copiedUncommitted: made.copied ? { ...made.copied, paths: dirty } : null,
