@@ -17,7 +17,8 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { isInside, lstatOrNull, realOrNearest, stateOf, walkStates } from "./file-tree.ts";
+import { isInside } from "../files/read-confined.ts";
+import { lstatOrNull, realOrNearest, stateOf, walkStates } from "./file-tree.ts";
 import { runGit } from "./git.ts";
 
 /** A snapshot of a working tree's state. Plain, JSON-serialisable data. */
@@ -207,7 +208,7 @@ export function watchedStates(parentRoot: string, paths: string[]): Map<string, 
 		} catch {
 			continue;
 		}
-		if (!isInside(parentRoot, real)) continue;
+		if (!isInside(real, parentRoot)) continue;
 		for (const [entry, value] of walkStates(real, path)) out.set(entry, `w ${value}`);
 	}
 	return out;
@@ -253,17 +254,21 @@ export function escapedPaths(before: Fingerprint, after: Fingerprint, touchedByP
 	return [...changed].filter((path) => !touched(path)).sort();
 }
 
+/** `a, b and 7 more`: the first `limit` paths, and how many were left out. */
+export function listPaths(paths: string[], limit: number): string {
+	const more = paths.length > limit ? ` and ${paths.length - limit} more` : "";
+	return `${paths.slice(0, limit).join(", ")}${more}`;
+}
+
 /** The escape check with a ready-made warning: changed paths plus whether HEAD moved. */
 export function checkEscape(before: Fingerprint, after: Fingerprint, touchedByParent: Set<string>): EscapeReport {
 	const paths = escapedPaths(before, after, touchedByParent);
 	const headMoved = before.head !== after.head ? { from: before.head, to: after.head } : null;
 	let warning: string | null = null;
 	if (paths.length > 0) {
-		const shown = paths.slice(0, 20).join(", ");
-		const more = paths.length > 20 ? ` and ${paths.length - 20} more` : "";
 		warning =
 			`While the isolated child ran, ${paths.length} path(s) in the parent's working tree ${before.root} changed ` +
-			`that the parent did not touch: ${shown}${more}. The child may have written outside its worktree; ` +
+			`that the parent did not touch: ${listPaths(paths, 20)}. The child may have written outside its worktree; ` +
 			"review these changes (git status, git diff) before keeping them.";
 	}
 	if (headMoved) {

@@ -5,13 +5,7 @@
  */
 import { type Dirent, lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { lstat, readdir, readlink } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative } from "node:path";
-
-/** Whether `child` is `parent` or below it (both absolute). */
-export function isInside(parent: string, child: string): boolean {
-	const rel = relative(parent, child);
-	return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
+import { basename, dirname, join } from "node:path";
 
 /** The real path of `path`, through its nearest existing ancestor when it does not exist (yet, or any more). */
 export function realOrNearest(path: string): string {
@@ -84,6 +78,20 @@ function walkDirectory(dir: string, prefix: string, into: Map<string, string>): 
 		const stat = lstatOrNull(path);
 		if (stat) into.set(rel, stateOf(stat, path));
 	}
+}
+
+/**
+ * The paths whose state in `now` differs from the recorded one (changed, or gone), then those only
+ * `now` holds (created), in that order. Takes what it compares out of `now`.
+ */
+export function changedStates(recorded: Iterable<[string, string | undefined]>, now: Map<string, string>): string[] {
+	const changed: string[] = [];
+	for (const [path, want] of recorded) {
+		if (now.get(path) !== want) changed.push(path);
+		now.delete(path);
+	}
+	changed.push(...now.keys());
+	return changed;
 }
 
 /** `walkStates` without holding the event loop (background work: a pool refill). */

@@ -15,7 +15,8 @@ import { constants, copyFileSync, cpSync, mkdirSync, realpathSync, rmSync, symli
 import { cp } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import type { WorktreeInclude } from "../files/types.ts";
-import { isInside, lstatOrNull, pathState, walkStates, walkStatesAsync } from "./file-tree.ts";
+import { isInside } from "../files/read-confined.ts";
+import { changedStates, lstatOrNull, pathState, walkStates, walkStatesAsync } from "./file-tree.ts";
 
 /** How an included path's files were brought in. */
 export type IncludeMethod = "reflink" | "copy" | "symlink";
@@ -101,7 +102,7 @@ function includeSource(parentRoot: string, include: WorktreeInclude): { real: st
 	} catch {
 		return { real: null, skipped: null };
 	}
-	if (!isInside(parentRoot, real)) return { real: null, skipped: `${include.path} resolves to ${real}, outside the repository` };
+	if (!isInside(real, parentRoot)) return { real: null, skipped: `${include.path} resolves to ${real}, outside the repository` };
 	return { real, skipped: null };
 }
 
@@ -179,9 +180,7 @@ function copyTree(
 		if (had?.isDirectory()) rmSync(dst, { recursive: true, force: true });
 		else if (had) unlinkSync(dst);
 		if (sourceState.startsWith("l:")) {
-			const link = sourceState.slice(2);
-			// an absolute link into the parent's repository would let the child write to the parent's files
-			symlinkSync(isAbsolute(link) && isInside(parentRoot, link) ? join(worktreeRoot, relative(parentRoot, link)) : link, dst);
+			symlinkSync(linkTarget(parentRoot, worktreeRoot, sourceState.slice(2)), dst);
 		} else {
 			const src = join(real, relative(rel, path));
 			if (mode === null) {
@@ -237,15 +236,23 @@ function recordCopy(parentRoot: string, worktreeRoot: string, states: Map<string
 	for (const [path, sourceState] of states) {
 		let copy = copied.get(path) ?? "missing";
 		const link = copy.startsWith("l:") ? copy.slice(2) : null;
-		// an absolute link into the parent's repository would let the child write to the parent's files
-		if (link && isAbsolute(link) && isInside(parentRoot, link)) {
+		const target = link === null ? null : linkTarget(parentRoot, worktreeRoot, link);
+		if (target !== link && target !== null) {
 			const dst = join(worktreeRoot, path);
 			unlinkSync(dst);
-			symlinkSync(join(worktreeRoot, relative(parentRoot, link)), dst);
+			symlinkSync(target, dst);
 			copy = pathState(dst) ?? "missing";
 		}
 		record.files[path] = value(sourceState, copy);
 	}
+}
+
+/**
+ * Where a copied symlink points: an absolute link into the parent's repository is pointed at the
+ * worktree instead (it would let the child write to the parent's files); any other stays as it is.
+ */
+function linkTarget(parentRoot: string, worktreeRoot: string, link: string): string {
+	return isAbsolute(link) && isInside(link, parentRoot) ? join(worktreeRoot, relative(parentRoot, link)) : link;
 }
 
 function value(source: string, copy: string): string {
@@ -267,18 +274,11 @@ function removeStale(worktreeRoot: string, stale: Set<string>, outcome: IncludeO
  * wrote, created, removed or replaced them), repository-relative and sorted.
  */
 export function changedInclude(worktreeRoot: string, record: IncludeRecord): string[] {
-	const now = walkStates(join(worktreeRoot, record.path), record.path);
+	const top = join(worktreeRoot, record.path);
 	if (record.mode === "symlink") {
-		const state = pathState(join(worktreeRoot, record.path));
 		const want = splitRecord(record.files[record.path])?.[1] ?? null;
-		return state === want ? [] : [record.path];
+		return pathState(top) === want ? [] : [record.path];
 	}
-	const changed: string[] = [];
-	for (const [path, value] of Object.entries(record.files)) {
-		const copy = splitRecord(value)?.[1];
-		if (now.get(path) !== copy) changed.push(path);
-		now.delete(path);
-	}
-	changed.push(...now.keys());
-	return changed.sort();
+	const copies = Object.entries(record.files).map(([path, value]): [string, string | undefined] => [path, splitRecord(value)?.[1]]);
+	return changedStates(copies, walkStates(top, record.path)).sort();
 }

@@ -14,8 +14,8 @@ import { spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { WorktreeSettings } from "../files/types.ts";
-import { parseStatus, watchedStates } from "./escape-check.ts";
-import { walkStates } from "./file-tree.ts";
+import { listPaths, parseStatus, watchedStates } from "./escape-check.ts";
+import { changedStates, walkStates } from "./file-tree.ts";
 import { readGitFile, runGit } from "./git.ts";
 import { changedInclude, type IncludeOutcome, type IncludeRecord, syncInclude } from "./worktree-include.ts";
 import { worktreeAdminDir } from "./worktree-lock.ts";
@@ -116,11 +116,10 @@ export async function setUpWorktree(options: SetUpOptions): Promise<SetupOutcome
 		};
 	}
 	if (committable.length > 0) {
-		const shown = committable.slice(0, 10).join(", ") + (committable.length > 10 ? ` and ${committable.length - 10} more` : "");
 		return {
 			ok: false,
 			message:
-				`worktree setup left files git would commit in the worktree (${shown}), so they would count as the child's work. ` +
+				`worktree setup left files git would commit in the worktree (${listPaths(committable, 10)}), so they would count as the child's work. ` +
 				"Setup may only create ignored files: add them to .gitignore (or .git/info/exclude), include only ignored paths, " +
 				"and make the setup command leave tracked files as they are (npm ci rather than npm install).",
 			output: command?.output ?? "",
@@ -176,11 +175,7 @@ export function setupChanges(worktreePath: string, state: SetupState | null, ign
 		const rel = root.replace(/\/$/, "");
 		walkStates(join(worktreePath, rel), rel, now);
 	}
-	for (const [path, value] of Object.entries(state.outputs)) {
-		if (now.get(path) !== value) changed.push(path);
-		now.delete(path);
-	}
-	changed.push(...now.keys());
+	changed.push(...changedStates(Object.entries(state.outputs), now));
 	const roots = new Set(state.outputRoots);
 	const other = ignored.filter((entry) => !roots.has(entry) && !coveredBy(state.include, entry));
 	return { changed: [...new Set(changed)].sort(), other };

@@ -19,11 +19,13 @@ import {
 	FINGERPRINT_STATUS_ARGS,
 	type Fingerprint,
 	fingerprintFromStatus,
+	listPaths,
 	parseStatus,
 	type StatusEntry,
 } from "./escape-check.ts";
 import { GitMissingError, type GitResult, firstLine, readHead, readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
-import { isInside, realOrNearest } from "./file-tree.ts";
+import { isInside } from "../files/read-confined.ts";
+import { realOrNearest } from "./file-tree.ts";
 import { commitUncommitted } from "./uncommitted.ts";
 import { lockHolder, ownerLockReason, takeOverLock } from "./worktree-lock.ts";
 import { claimSlot, countInUse, handOut, poolSize, refillPool, whilePreparing } from "./worktree-pool.ts";
@@ -192,7 +194,7 @@ function fail(code: WorktreeFailureCode, message: string, hint: string): Worktre
 /** Where the child's cwd is inside the repository (relative, `sep`-separated), or a failure. */
 function relativeCwd(root: string, parentCwd: string, requestCwd: string | null | undefined): string | WorktreeFailure {
 	const wanted = realOrNearest(requestCwd ? resolve(parentCwd, requestCwd) : parentCwd);
-	if (!isInside(root, wanted)) {
+	if (!isInside(wanted, root)) {
 		return fail(
 			"cwd-outside-repository",
 			`The child's directory ${wanted} is outside the repository ${root}, so it has no place in a worktree.`,
@@ -240,10 +242,8 @@ export function plural(n: number, word: string): string {
 
 function dirtyNotice(dirty: string[], base: string): string | null {
 	if (dirty.length === 0) return null;
-	const shown = dirty.slice(0, 10).join(", ");
-	const more = dirty.length > 10 ? ` and ${dirty.length - 10} more` : "";
 	return (
-		`The parent had ${plural(dirty.length, "uncommitted change")} (${shown}${more}) that the child could not see: ` +
+		`The parent had ${plural(dirty.length, "uncommitted change")} (${listPaths(dirty, 10)}) that the child could not see: ` +
 		`its worktree started from the last commit ${base.slice(0, 12)}.`
 	);
 }
@@ -287,7 +287,7 @@ export async function createWorktree(options: CreateWorktreeOptions): Promise<Is
 	}
 	const repoDir = worktreeRepoDir(facts.root, options.agentDir, options.settings.baseDir, options.homeDir);
 	const path = join(repoDir, options.runId);
-	if (isInside(facts.root, realOrNearest(path))) {
+	if (isInside(realOrNearest(path), facts.root)) {
 		return refuseOrFallback(
 			fail(
 				"base-dir-inside-repository",
@@ -346,7 +346,6 @@ async function addWorktree(facts: RepoFacts, options: CreateWorktreeOptions, pla
 		return { kind: "worktree", handle: handleOf(facts, options, plan, made, status, setup, setupReport, size) } as const;
 	});
 	if (outcome.kind === "worktree" && size > 0) {
-		countInUse(plan.repoDir, 1);
 		refillPool({ facts, repoDir: plan.repoDir, size, head: plan.head, include: (options.settings.include ?? []).filter((i) => i.mode === "copy") });
 	}
 	return outcome;
@@ -392,7 +391,7 @@ function handleOf(
 		notices,
 		before,
 		pooled: made.pooled,
-		pool: size > 0 ? { repoDir: plan.repoDir, size } : null,
+		pool: usePool(plan.repoDir, size),
 		setup,
 		setupReport,
 		copiedUncommitted: made.copied ? { ...made.copied, paths: dirty } : null,
@@ -465,10 +464,8 @@ async function discardWorktree(root: string, plan: AddPlan, branchName: string):
 }
 
 function copiedNotice(dirty: string[], copied: { commit: string; onto: string }): string {
-	const shown = dirty.slice(0, 10).join(", ");
-	const more = dirty.length > 10 ? ` and ${dirty.length - 10} more` : "";
 	return (
-		`The parent's ${plural(dirty.length, "uncommitted change")} (${shown}${more}) were copied into the worktree: it starts from ` +
+		`The parent's ${plural(dirty.length, "uncommitted change")} (${listPaths(dirty, 10)}) were copied into the worktree: it starts from ` +
 		`${copied.commit.slice(0, 12)}, a commit of them on top of ${copied.onto.slice(0, 12)}; the branch's work starts there, and ` +
 		"applying it never applies them again."
 	);
