@@ -432,12 +432,12 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		await internal.writing;
 		// A stop that arrived while isolation was wrapping up still wins (the run was not terminal).
 		run.state = internal.stopRequested ? "stopped" : final;
-		if (run.state === "stopped") run.error = stoppedError(state, error);
+		if (run.state !== final) run.error = stoppedError(state, error);
 		run.endedAt = Date.now();
 		run.activity = run.state;
+		run.currentTool = null;
 		// Written before the terminal event: whoever reacts to it (or a session started next) reads the end.
 		saveEnd(internal);
-		run.currentTool = null;
 		// A host callback that throws must not keep the run from settling or its slot from coming back.
 		quietly(() => options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run)));
 		quietly(() => options.onTerminal?.(run));
