@@ -121,7 +121,6 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 	};
 	const initial = options.ctx();
 	const loaded = safeLoad();
-	let worktreeSettings = loaded?.settings.worktree ?? { baseDir: null, allowSharedFallback: false };
 	let lastLoaded = loaded;
 	/** Runs being resumed right now: a second resume would append to the same transcript. */
 	const resuming = new Set<string>();
@@ -135,10 +134,8 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 		isolation: createWorktreeIsolation({
 			agentDir,
 			parentCwd: initial.cwd,
-			settings: () => {
-				worktreeSettings = safeLoad()?.settings.worktree ?? worktreeSettings;
-				return worktreeSettings;
-			},
+			// Asked while the run is prepared, right after `startPlanned` re-read the files for this spawn.
+			settings: () => lastLoaded?.settings.worktree ?? { baseDir: null, allowSharedFallback: false },
 			childCwd: (run) => run.plannedCwd,
 			touchedByParent: (since) => options.touchedByParent?.(since) ?? new Set(),
 			chainRoot: (id) => chainRoot(id, (run) => registry.get(run)),
