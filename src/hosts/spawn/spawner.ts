@@ -17,6 +17,7 @@ import type { ParentFacts, SpawnRequest, StoredRun } from "../../resolve/types.t
 import {
 	builtinToolGuidance,
 	type ChildExtensionSet,
+	childMessages,
 	createChildSession,
 	discoverChildExtensions,
 	parentModelRuntime,
@@ -83,20 +84,11 @@ export interface Spawner {
 
 /** The user and assistant text of the parent's current branch, last `maxChars` (inherit_context). */
 function conversationText(ctx: ExtensionContext, maxChars = 8000): string | null {
+	const messages = ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
 	const parts: string[] = [];
-	for (const entry of ctx.sessionManager.getBranch()) {
-		if (entry.type !== "message") continue;
-		const message = entry.message as { role?: string; content?: unknown };
+	for (const message of childMessages(messages)) {
 		if (message.role !== "user" && message.role !== "assistant") continue;
-		const blocks = Array.isArray(message.content) ? (message.content as { type: string; text?: string }[]) : [];
-		const content =
-			typeof message.content === "string"
-				? message.content
-				: blocks
-						.filter((part) => part.type === "text")
-						.map((part) => part.text ?? "")
-						.join("");
-		if (content.trim()) parts.push(`${message.role}: ${content.trim()}`);
+		if (message.text.trim()) parts.push(`${message.role}: ${message.text.trim()}`);
 	}
 	const text = parts.join("\n\n");
 	return text ? text.slice(-maxChars) : null;
