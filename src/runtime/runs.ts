@@ -432,12 +432,12 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		await internal.writing;
 		// A stop that arrived while isolation was wrapping up still wins (the run was not terminal).
 		run.state = internal.stopRequested ? "stopped" : final;
-		if (run.state === "stopped") run.error = stoppedError(state, error);
+		if (run.state !== final) run.error = stoppedError(state, error);
 		run.endedAt = Date.now();
 		run.activity = run.state;
+		run.currentTool = null;
 		// Written before the terminal event: whoever reacts to it (or a session started next) reads the end.
 		saveEnd(internal);
-		run.currentTool = null;
 		// A host callback that throws must not keep the run from settling or its slot from coming back.
 		quietly(() => options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run)));
 		quietly(() => options.onTerminal?.(run));
@@ -475,20 +475,21 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		run.contract = { ...after, repair: { steered: true, worked: after.ok, skipped: null } };
 	};
 
+	/** Runs a started run to its end; the limiter's slot (if any) is held until it is terminal (isolation finished, events out). */
 	const execute = async (internal: Internal, release: (() => void) | null) => {
-		const run = internal.record;
-		if (internal.finished) {
+		try {
+			if (!internal.finished) await runToEnd(internal);
+		} finally {
 			release?.();
-			return;
 		}
+	};
+
+	const runToEnd = async (internal: Internal) => {
+		const run = internal.record;
 		// Stopped (or its parent call aborted) before it could be cancelled in the queue — a stop from
 		// a `cadre:created` listener comes before the run is queued at all: it ends here, never started.
 		if (internal.stopRequested || internal.aborted) {
-			try {
-				await finish(internal, internal.stopRequested ? "stopped" : "aborted", internal.stopRequested ? null : "aborted by the parent");
-			} finally {
-				release?.();
-			}
+			await finish(internal, internal.stopRequested ? "stopped" : "aborted", internal.stopRequested ? null : "aborted by the parent");
 			return;
 		}
 		run.state = "running";
@@ -507,7 +508,6 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			save(internal);
 			if (internal.stopRequested || internal.aborted) {
 				await finish(internal, internal.aborted ? "aborted" : "stopped", null);
-				release?.();
 				return;
 			}
 			const maxTurns = run.config.maxTurns;
@@ -577,12 +577,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			state = internal.aborted ? "aborted" : "failed";
 			error = cause instanceof Error ? cause.message : String(cause);
 		}
-		// The slot is held until the run is terminal (isolation finished, events out).
-		try {
-			await finish(internal, state, error);
-		} finally {
-			release?.();
-		}
+		await finish(internal, state, error);
 	};
 
 	const registry: RunRegistry = {

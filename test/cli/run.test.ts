@@ -279,6 +279,8 @@ describe("cadre run --batch", () => {
 		const out = run.stdout.trim().split("\n");
 		expect(out).toHaveLength(5);
 		expect(out.filter((line) => /line [15]: completed/.test(line))).toHaveLength(2);
+		// Each run's line: its id, type and description, then its totals.
+		expect(out.find((line) => line.includes("line 1:"))).toMatch(/^\[\d\/4\] line 1: completed explore-\w+ \(explore: one\) · 1 turn · 0 tool uses · [\d.k]+ tokens · \d+\.\ds$/);
 		expect(out.find((line) => line.includes("line 2:"))).toMatch(/refused .*unknown-type/);
 		expect(out.find((line) => line.includes("line 3:"))).toMatch(/invalid .*not valid JSON/);
 		expect(out.at(-1)).toMatch(/^cadre: 4 runs: 2 completed, 1 refused, 1 invalid/);

@@ -3,7 +3,8 @@
  * translated (text, thinking, tool calls with arguments, tool results, custom messages), and a
  * transcript read back only when it is a regular file within the size bound.
  */
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
+import { mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { childMessages, readTranscript } from "../../src/runtime/pi-sdk.ts";
@@ -33,11 +34,27 @@ describe("child conversations", () => {
 		]);
 	});
 
-	it("reads no transcript that is missing, a directory or a symlink", () => {
+	it("reads a transcript back, but none that is missing, a directory or a symlink (even to a real one)", () => {
 		const dir = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "transcript-"));
+		const session = SessionManager.create(dir, dir);
+		session.appendMessage({ role: "user", content: "task delta", timestamp: 1 });
+		session.appendMessage({
+			role: "assistant",
+			content: [{ type: "text", text: "done" }],
+			stopReason: "stop",
+			api: "openai-completions",
+			provider: "faux",
+			model: "m",
+			usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+			timestamp: 2,
+		});
+		const real = session.getSessionFile() as string;
+		expect(readTranscript(real)).toEqual([
+			{ role: "user", text: "task delta" },
+			{ role: "assistant", text: "done", thinking: "", toolCalls: [], stopReason: "stop", errorMessage: null },
+		]);
 		mkdirSync(join(dir, "folder.jsonl"));
-		writeFileSync(join(dir, "real.jsonl"), "");
-		symlinkSync(join(dir, "real.jsonl"), join(dir, "link.jsonl"));
+		symlinkSync(real, join(dir, "link.jsonl"));
 		for (const name of ["missing.jsonl", "folder.jsonl", "link.jsonl"]) expect(readTranscript(join(dir, name))).toEqual([]);
 	});
 });

@@ -237,18 +237,6 @@ describe("run registry", () => {
 		expect(registry.conversation(run.id)).toBeNull();
 	});
 
-	it("a display that throws never breaks a run", async () => {
-		const registry = createRunRegistry({
-			maxConcurrent: 1,
-			emit: () => {},
-			onChange: () => {
-				throw new Error("display bug");
-			},
-		});
-		const { done } = await registry.spawn(plan(child("fine")), { background: true });
-		expect((await done).state).toBe("completed");
-	});
-
 	it("a stop from a cadre:created listener (an extension reacting at once) ends the run stopped; it does not stay queued", async () => {
 		for (const background of [true, false]) {
 			const events: string[] = [];
@@ -299,19 +287,21 @@ describe("run registry", () => {
 		expect(final.error).toBe("stopped by the user or the parent session; it had failed: ENOTDIR: not a directory, open '/t/x.jsonl'");
 	});
 
-	it("a host whose terminal callback throws still gets every run settled and its slot back", async () => {
-		const registry = createRunRegistry({
-			maxConcurrent: 1,
-			emit: () => {},
-			onTerminal: () => {
-				throw new Error("the parent session is gone");
-			},
+	const throwing = (message: string) => () => {
+		throw new Error(message);
+	};
+	for (const [callback, hooks] of [
+		["display (onChange)", { onChange: throwing("display bug") }],
+		["terminal callback", { onTerminal: throwing("the parent session is gone") }],
+	] as const) {
+		it(`a host whose ${callback} throws still gets every run settled and its slot back`, async () => {
+			const registry = createRunRegistry({ maxConcurrent: 1, emit: () => {}, ...hooks });
+			const first = await registry.spawn(plan(child("one")), { background: true });
+			const second = await registry.spawn(plan(child("two")), { background: true });
+			const bound = new Promise((resolve) => setTimeout(resolve, 2000, "still pending"));
+			expect(await Promise.race([Promise.all([first.done, second.done]).then((runs) => runs.map((r) => r.state)), bound])).toEqual(["completed", "completed"]);
 		});
-		const first = await registry.spawn(plan(child("one")), { background: true });
-		const second = await registry.spawn(plan(child("two")), { background: true });
-		const bound = new Promise((resolve) => setTimeout(resolve, 2000, "still pending"));
-		expect(await Promise.race([Promise.all([first.done, second.done]).then((runs) => runs.map((r) => r.state)), bound])).toEqual(["completed", "completed"]);
-	});
+	}
 });
 
 describe("steers", () => {

@@ -4,7 +4,7 @@
  * `/subagents worktrees` lists and applies the run's branch.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { commandOutput, createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "./harness.ts";
@@ -16,7 +16,9 @@ afterEach(() => {
 });
 
 /** A repository with one commit, and a parent whose general-purpose child writes b.txt in a worktree. */
-async function runWorktreeChild(): Promise<{ repo: string; childCwd: string; details: { status: string; isolation: { isolation: string; branch: string } | null }; isError: boolean | undefined }> {
+async function runWorktreeChild(
+	beforePrompt: (parent: Parent) => void = () => {},
+): Promise<{ repo: string; childCwd: string; details: { status: string; isolation: { isolation: string; branch: string; worktreePath?: string } | null }; isError: boolean | undefined }> {
 	for (const [key, value] of Object.entries({ GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" })) process.env[key] = value;
 	const repo = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "repo-"));
 	execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo });
@@ -37,9 +39,10 @@ async function runWorktreeChild(): Promise<{ repo: string; childCwd: string; det
 				: fauxAssistantMessage("ok");
 		},
 	});
+	beforePrompt(parent);
 	await parent.session.prompt("go");
 	const [result] = toolResults(parent.session, "subagent");
-	const details = result?.details as { status: string; isolation: { isolation: string; branch: string } | null };
+	const details = result?.details as { status: string; isolation: { isolation: string; branch: string; worktreePath?: string } | null };
 	return { repo, childCwd, details, isError: result?.isError };
 }
 
@@ -57,6 +60,13 @@ describe("isolation: worktree in a run", () => {
 		expect(childCwd).not.toBe(repo);
 		const files = execFileSync("git", ["show", "--name-only", "--format=", details.isolation?.branch ?? "HEAD"], { cwd: repo, encoding: "utf8" });
 		expect(files).toContain("b.txt");
+	});
+
+	it("takes settings worktree.baseDir as the files say at the spawn (written after the parent started)", async () => {
+		const baseDir = realpathSync(mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "worktrees-")));
+		const { details } = await runWorktreeChild((started) => writeFileSync(join(started.agentDir, "subagents.json"), JSON.stringify({ worktree: { baseDir } })));
+		expect(details.status).toBe("completed");
+		expect(details.isolation?.worktreePath?.startsWith(`${baseDir}/`)).toBe(true);
 	});
 
 	it("lists the run's branch under /subagents worktrees and applies it into the parent's branch", async () => {

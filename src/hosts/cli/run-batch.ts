@@ -11,12 +11,11 @@ import { resolve as resolvePath } from "node:path";
 import { safeLine } from "../../core/terminal-text.ts";
 import { readFileUnder } from "../../files/read-confined.ts";
 import type { SpawnRequest } from "../../resolve/types.ts";
-import { counted } from "../../runtime/result.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import { type CliIo, UsageError } from "./io.ts";
 import { requestFromJson } from "./request-context.ts";
 import { endNotes, exitCode, fullResult, refusalOf, type RunCommandOptions, type RunRefusal, type RunSession } from "./run-command.ts";
-import { shortCount, tokens } from "./run-progress.ts";
+import { runTotals } from "./run-progress.ts";
 
 /** The largest batch file read. */
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
@@ -67,9 +66,8 @@ function humanLine(outcome: Outcome, total: number, done: number): string {
 	const run = outcome.run;
 	if (outcome.refused) return `${head} — ${[outcome.refused.message, ...outcome.refused.hints.map((hint) => `hint: ${hint}`)].join(" ")}`;
 	if (!run) return `${head} — ${outcome.error ?? ""}`;
-	const took = run.startedAt === null ? "not started" : `${(((run.endedAt ?? Date.now()) - run.startedAt) / 1000).toFixed(1)}s`;
 	const tail = run.state === "completed" ? "" : ` — ${run.error ?? ""}`;
-	return `${head} ${run.id} (${run.type}: ${run.description}) · ${counted(run.turns, "turn")} · ${counted(run.toolUses, "tool use")} · ${shortCount(tokens(run))} tokens · ${took}${tail}`;
+	return `${head} ${run.id} (${run.type}: ${run.description}) · ${runTotals(run)}${tail}`;
 }
 
 function jsonLine(outcome: Outcome): string {

@@ -14,7 +14,7 @@ import { spawnReader } from "../../resolve/spawn-reader.ts";
 import { createHeadlessParent, type HeadlessParent, transcriptDir } from "../../runtime/pi-sdk.ts";
 import type { loadRun as LoadRun } from "../../runtime/run-reader.ts";
 import { recordPath } from "../../runtime/run-store.ts";
-import { counted, type RunResult, runResult } from "../../runtime/result.ts";
+import { type RunResult, runResult } from "../../runtime/result.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import { WorktreeRefusedError } from "../../isolation/worktree-hooks.ts";
 import { SpawnRefused } from "../spawn/plan.ts";
@@ -22,7 +22,7 @@ import { createSpawner, type Spawner } from "../spawn/spawner.ts";
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, type CliIo, UsageError } from "./io.ts";
 import type { RequestFlagOptions } from "./main.ts";
 import { cliDirs, parentFactFlags, parseRequestFlags } from "./request-context.ts";
-import { createProgress, type ProgressReporter, shortCount, tokens } from "./run-progress.ts";
+import { createProgress, type ProgressReporter, runTotals } from "./run-progress.ts";
 
 /** Options of `cadre run`: the request flags plus its own. */
 export interface RunCommandOptions extends RequestFlagOptions {
@@ -172,8 +172,7 @@ export function fullResult(run: RunRecord): RunResult {
 
 /** The line `cadre run` ends with on a terminal or with `--verbose`. */
 function summaryLine(run: RunRecord): string {
-	const took = run.startedAt === null ? "not started" : `${(((run.endedAt ?? Date.now()) - run.startedAt) / 1000).toFixed(1)}s`;
-	return `cadre: ${run.id} ${run.state}${run.limitReached ? " at its max_turns limit" : ""} · ${counted(run.turns, "turn")} · ${counted(run.toolUses, "tool use")} · ${shortCount(tokens(run))} tokens · ${took}`;
+	return `cadre: ${run.id} ${run.state}${run.limitReached ? " at its max_turns limit" : ""} · ${runTotals(run)}`;
 }
 
 /** What a finished run writes on stderr whatever the flags: its warnings, its worktree, a record not written. */

@@ -33,12 +33,12 @@ const REDRAW_MS = 100;
 const TICK_MS = 1000;
 
 /** `1.2k` for 1234. */
-export function shortCount(value: number): string {
+function shortCount(value: number): string {
 	return value >= 1000 ? `${(value / 1000).toFixed(1)}k` : String(value);
 }
 
 /** Every token a run's usage counts. */
-export function tokens(run: Pick<RunRecord, "usage">): number {
+function tokens(run: Pick<RunRecord, "usage">): number {
 	return run.usage.input + run.usage.output + run.usage.cacheRead + run.usage.cacheWrite;
 }
 
@@ -46,12 +46,23 @@ function seconds(ms: number): string {
 	return `${(ms / 1000).toFixed(1)}s`;
 }
 
+/** `2 turns · 3 tool uses · 1.2k tokens · 4.1s` */
+function totalsLine(turns: number, toolUses: number, used: number, took: string): string {
+	return `${counted(turns, "turn")} · ${counted(toolUses, "tool use")} · ${shortCount(used)} tokens · ${took}`;
+}
+
+/** One run's totals, its time from start to end (or now), or "not started". */
+export function runTotals(run: Pick<RunRecord, "turns" | "toolUses" | "usage" | "startedAt" | "endedAt">): string {
+	const took = run.startedAt === null ? "not started" : seconds((run.endedAt ?? Date.now()) - run.startedAt);
+	return totalsLine(run.turns, run.toolUses, tokens(run), took);
+}
+
 /** The status of the runs at `now`: one run in detail, several as counts. */
 export function statusLine(runs: readonly RunRecord[], startedAt: number, now: number): string {
 	const turns = runs.reduce((sum, run) => sum + run.turns, 0);
 	const tools = runs.reduce((sum, run) => sum + run.toolUses, 0);
 	const used = runs.reduce((sum, run) => sum + tokens(run), 0);
-	const totals = `${counted(turns, "turn")} · ${counted(tools, "tool use")} · ${shortCount(used)} tokens · ${seconds(now - startedAt)}`;
+	const totals = totalsLine(turns, tools, used, seconds(now - startedAt));
 	if (runs.length === 1) {
 		const run = runs[0] as RunRecord;
 		return `${run.id} · ${run.activity} · ${totals}`;

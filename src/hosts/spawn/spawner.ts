@@ -17,6 +17,7 @@ import type { ParentFacts, SpawnRequest, StoredRun } from "../../resolve/types.t
 import {
 	builtinToolGuidance,
 	type ChildExtensionSet,
+	childMessages,
 	createChildSession,
 	discoverChildExtensions,
 	parentModelRuntime,
@@ -83,20 +84,11 @@ export interface Spawner {
 
 /** The user and assistant text of the parent's current branch, last `maxChars` (inherit_context). */
 function conversationText(ctx: ExtensionContext, maxChars = 8000): string | null {
+	const messages = ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
 	const parts: string[] = [];
-	for (const entry of ctx.sessionManager.getBranch()) {
-		if (entry.type !== "message") continue;
-		const message = entry.message as { role?: string; content?: unknown };
+	for (const message of childMessages(messages)) {
 		if (message.role !== "user" && message.role !== "assistant") continue;
-		const blocks = Array.isArray(message.content) ? (message.content as { type: string; text?: string }[]) : [];
-		const content =
-			typeof message.content === "string"
-				? message.content
-				: blocks
-						.filter((part) => part.type === "text")
-						.map((part) => part.text ?? "")
-						.join("");
-		if (content.trim()) parts.push(`${message.role}: ${content.trim()}`);
+		if (message.text.trim()) parts.push(`${message.role}: ${message.text.trim()}`);
 	}
 	const text = parts.join("\n\n");
 	return text ? text.slice(-maxChars) : null;
@@ -121,7 +113,6 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 	};
 	const initial = options.ctx();
 	const loaded = safeLoad();
-	let worktreeSettings = loaded?.settings.worktree ?? { baseDir: null, allowSharedFallback: false };
 	let lastLoaded = loaded;
 	/** Runs being resumed right now: a second resume would append to the same transcript. */
 	const resuming = new Set<string>();
@@ -135,10 +126,8 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 		isolation: createWorktreeIsolation({
 			agentDir,
 			parentCwd: initial.cwd,
-			settings: () => {
-				worktreeSettings = safeLoad()?.settings.worktree ?? worktreeSettings;
-				return worktreeSettings;
-			},
+			// Asked while the run is prepared, right after `startPlanned` re-read the files for this spawn.
+			settings: () => lastLoaded?.settings.worktree ?? { baseDir: null, allowSharedFallback: false },
 			childCwd: (run) => run.plannedCwd,
 			touchedByParent: (since) => options.touchedByParent?.(since) ?? new Set(),
 			chainRoot: (id) => chainRoot(id, (run) => registry.get(run)),
