@@ -7,8 +7,9 @@
 import { lstatSync } from "node:fs";
 import { basename, dirname, extname, join, relative, resolve, sep } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.ts";
-import { displayPath, KIND_DIRS, KIND_EXTENSIONS, within } from "../files/discovery.ts";
+import { displayPath, KIND_DIRS, KIND_EXTENSIONS } from "../files/discovery.ts";
 import { type ForeignFormat, type ForeignPlace, foreignPlaces, type ImportSource, listPlaceFiles, type PlaceDirs, type PlaceFile } from "../files/foreign-places.ts";
+import { isInside } from "../files/read-confined.ts";
 import type { EntryKind } from "../files/types.ts";
 import { type CadreFormat, checkCadreFile, renderCadreFile } from "./cadre-file.ts";
 import { type ConvertContext, convertAgent, type Converted } from "./convert.ts";
@@ -110,7 +111,7 @@ function findInputs(options: ImportOptions): { inputs: Input[]; searched: string
 		} catch {
 			isDir = false;
 		}
-		const root = within(path, options.dirs.projectDir) ? options.dirs.projectDir : isDir ? path : dirname(path);
+		const root = isInside(path, options.dirs.projectDir) ? options.dirs.projectDir : isDir ? path : dirname(path);
 		if (!isDir) {
 			inputs.push({ path, stem: basename(path, extname(path)), kind: kindOf(options.source, dirname(path)), format: formatOf(path), root, confine: "project" });
 			continue;
@@ -209,7 +210,7 @@ function contextFor(input: Input, targetDir: string, run: AgentRun): ConvertCont
 			return read.ok ? { ok: true, text: read.text, path } : { ok: false, why: read.why };
 		},
 		rebase(path) {
-			if (!within(path, run.targetRoot)) return null;
+			if (!isInside(path, run.targetRoot)) return null;
 			return relative(targetDir, path).split(sep).join("/");
 		},
 	};
