@@ -217,7 +217,7 @@ function builtinsOnly(note: string): ForeignReading {
 }
 
 /** A list or comma-separated string of names; null when it is neither. */
-function nameList(value: unknown): string[] | null {
+export function nameList(value: unknown): string[] | null {
 	const items: unknown[] | null = typeof value === "string" ? value.split(",") : Array.isArray(value) ? value : null;
 	if (items === null || !items.every((item) => typeof item === "string")) return null;
 	return (items as string[]).map((item) => item.trim()).filter((item) => item !== "");
