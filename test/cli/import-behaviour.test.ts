@@ -241,6 +241,15 @@ describe("check and list point at foreign files", () => {
 		expect(after.json.infos).toBe(0);
 	});
 
+	it("match a foreign file to a cadre entry by its name key, not its file name", () => {
+		const p = projectWith(null, { "project/.claude/agents/file-stem.md": AGENT });
+		const before = runCliJson<{ infos: number }>(["check", "--cwd", p.dir], { env: p.env });
+		expect(before.json.infos).toBe(1);
+		expect(file(importJson(p, "claude").json, ".claude/agents/file-stem.md")).toMatchObject({ to: ".pi/agents/helper.md", action: "create" });
+		const after = runCliJson<{ infos: number }>(["check", "--cwd", p.dir], { env: p.env });
+		expect(after.json.infos).toBe(0);
+	});
+
 	it("run from a folder that has no .pi yet, at the git root", () => {
 		const p = projectWith("gemini");
 		mkdirSync(join(p.dir, "src", "deep"), { recursive: true });
