@@ -173,13 +173,15 @@ function importAgent(agent: ForeignAgent, input: Input & { text: string }, from:
 	if (!folder.ok) return { ...report, reason: folder.why };
 	const format: CadreFormat = input.format === "toml" && agent.kind !== "definition" ? "toml" : "markdown";
 	// Places are listed in the other tool's own order: the first file of a name is the one it reads.
-	const twin = run.taken.get(`${agent.kind}:${converted.name.toLowerCase()}`);
+	const taken = `${agent.kind}:${converted.name.toLowerCase()}`;
+	const twin = run.taken.get(taken);
 	if (twin !== undefined) return { ...report, reason: `${NOT_IMPORTED}${twin} has the same name and comes first, so that one is imported` };
-	run.taken.set(`${agent.kind}:${converted.name.toLowerCase()}`, from);
+	run.taken.set(taken, from);
+	const ext = format === "toml" ? ".toml" : ".md";
 	const existing = sameNamedFiles(dir, converted.name, KIND_EXTENSIONS[agent.kind]);
-	const path = existing[0] ?? join(dir, `${converted.name}${format === "toml" ? ".toml" : ".md"}`);
+	const path = existing[0] ?? join(dir, `${converted.name}${ext}`);
 	const shown = run.show(path);
-	if (existing.length > 1 || (existing[0] && !existing[0].endsWith(format === "toml" ? ".toml" : ".md"))) {
+	if (existing.length > 1 || (existing[0] && !existing[0].endsWith(ext))) {
 		return { ...report, to: shown, action: "conflict", reason: `${existing.map(run.show).join(" and ")} already ${existing.length > 1 ? "name" : "names"} ${agent.kind} ${converted.name} in another form; rename or remove it first` };
 	}
 	const confine = run.scope === "user" ? "user" : "project";
