@@ -4,7 +4,8 @@
  * how paths are shown to the user.
  */
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { isInside } from "./read-confined.ts";
 import type { EntryKind } from "./types.ts";
 
 /** `$PI_CODING_AGENT_DIR` if set, else `<home>/.pi/agent` (pi's own convention). */
@@ -28,12 +29,6 @@ function isDir(path: string): boolean {
 	} catch {
 		return false;
 	}
-}
-
-/** Whether `child` is `parent` or inside it (paths as given; resolve real paths first where it matters). */
-export function within(child: string, parent: string): boolean {
-	const rel = relative(parent, child);
-	return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
 }
 
 /** The nearest directory at or above `start` that holds `.git` (file or directory), or null. */
@@ -62,7 +57,7 @@ export function findProjectDir(cwd: string, agentDir: string, homeDir: string): 
 		const pi = join(dir, ".pi");
 		if (isDir(pi)) {
 			const realPi = real(pi);
-			if (realPi !== homePi && !within(agent, realPi)) return dir;
+			if (realPi !== homePi && !isInside(agent, realPi)) return dir;
 		}
 		if (gitRoot === null || dir === gitRoot) return null;
 		const parent = dirname(dir);
@@ -128,7 +123,7 @@ export function listKindFiles(dir: string, kind: EntryKind): KindFile[] {
 /** A path as shown to the user: relative to the project directory when inside it, else absolute. */
 export function displayPath(path: string, projectDir: string | null): string {
 	const abs = resolve(path);
-	if (projectDir !== null && within(abs, projectDir)) {
+	if (projectDir !== null && isInside(abs, projectDir)) {
 		const rel = relative(projectDir, abs);
 		return rel === "" ? "." : rel.split(sep).join("/");
 	}

@@ -217,7 +217,7 @@ function builtinsOnly(note: string): ForeignReading {
 }
 
 /** A list or comma-separated string of names; null when it is neither. */
-function nameList(value: unknown): string[] | null {
+export function nameList(value: unknown): string[] | null {
 	const items: unknown[] | null = typeof value === "string" ? value.split(",") : Array.isArray(value) ? value : null;
 	if (items === null || !items.every((item) => typeof item === "string")) return null;
 	return (items as string[]).map((item) => item.trim()).filter((item) => item !== "");
@@ -432,7 +432,6 @@ function background(value: unknown): ForeignReading {
 	if (typeof value === "boolean") return { outcome: "renamed", key: "run_in_background", value };
 	return ignored("cadre reads `run_in_background`", "write `run_in_background: true`");
 }
-const BACKGROUND = background;
 const SAMPLING = always("cadre does not set sampling parameters", "remove it");
 const STEPS = always("cadre counts turns", "write `max_turns`");
 const SKILLS = always("cadre children see the parent's skills", "remove it");
@@ -474,7 +473,6 @@ export const FOREIGN_KEYS: ReadonlyMap<string, ForeignKey> = new Map(
 			],
 			["launcher", ["nicobailon"], unreadable("it runs the child inside a sandbox command; cadre runs children in the parent's process, outside it", "run pi itself inside the sandbox, then remove launcher")],
 			["machine", ["nicobailon"], unreadable("it runs the child on another machine; cadre would run it here, with this machine's files", "remove machine to run the child here")],
-			// Restricting nothing a cadre child could do.
 			// Keys cadre has under another name: `cadre import` renames them; the loader rejects them.
 			["maxTurns", ["claude"], renamed("max_turns")],
 			["developer_instructions", ["codex"], renamed("body")],
@@ -482,6 +480,7 @@ export const FOREIGN_KEYS: ReadonlyMap<string, ForeignKey> = new Map(
 			["model_reasoning_effort", ["codex"], renamed("thinking")],
 			["reasoningEffort", ["opencode"], renamed("thinking")],
 			["defaultContext", ["nicobailon"], defaultContext],
+			// Restricting nothing a cadre child could do.
 			["color", ["claude", "opencode"], always("cadre has no colours", "`display_name` sets the label")],
 			["mcpServers", ["claude", "gemini"], MCP_SERVERS],
 			["mcp_servers", ["codex"], MCP_SERVERS],
@@ -493,9 +492,9 @@ export const FOREIGN_KEYS: ReadonlyMap<string, ForeignKey> = new Map(
 			["skills", ["claude", "codex", "tintinweb", "nicobailon"], SKILLS],
 			["inherit_skills", ["tintinweb"], SKILLS],
 			["memory", ["claude", "tintinweb", "nicobailon"], always("cadre has no agent memory", "remove it")],
-			["background", ["claude"], BACKGROUND],
-			["is_background", ["cursor"], BACKGROUND],
-			["async", ["nicobailon"], BACKGROUND],
+			["background", ["claude"], background],
+			["is_background", ["cursor"], background],
+			["async", ["nicobailon"], background],
 			["initialPrompt", ["claude"], always("a cadre child starts from the task it is given", "remove it")],
 			["mode", ["opencode"], always("primary or subagent changes nothing for a cadre child", "remove it")],
 			["hidden", ["opencode"], always("cadre shows every enabled type to the parent", "disable the type with `enabled: false` if it must not be used")],

@@ -5,10 +5,11 @@
  * `cadre check` / `cadre list` notice (ADR 0096). Listing reads folders; the notice reads at most the
  * first few kilobytes of each foreign file, for its `name`.
  */
-import { closeSync, type Dirent, lstatSync, openSync, readdirSync, readSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.ts";
 import { SOURCE_NAMES } from "./foreign-keys.ts";
+import { readFileUnder } from "./read-confined.ts";
 import type { EntryKind } from "./types.ts";
 
 /** The tools `cadre import --from` converts files of. */
@@ -184,19 +185,15 @@ const NAME_BYTES = 4096;
  * read from its first few kilobytes only; null when there is none. Symlinks are not followed.
  */
 function nameKeyOf(path: string, format: ForeignFormat): string | null {
-	let text: string;
 	try {
 		if (!lstatSync(path).isFile()) return null;
-		const fd = openSync(path, "r");
-		try {
-			const buffer = Buffer.alloc(NAME_BYTES);
-			text = buffer.subarray(0, readSync(fd, buffer, 0, NAME_BYTES, 0)).toString("utf8");
-		} finally {
-			closeSync(fd);
-		}
 	} catch {
 		return null;
 	}
+	// The one reader: non-blocking, a regular file by its descriptor too, the first NAME_BYTES only.
+	const read = readFileUnder(path, { confine: "any", root: "", maxBytes: NAME_BYTES, head: true });
+	if (!read.ok) return null;
+	const text = read.text;
 	const head = format === "toml" ? text : /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1];
 	const found = head === undefined ? null : (format === "toml" ? /^name\s*=\s*["']([^"'\n]+)["']/m : /^name:\s*["']?([^"'\n#]+?)["']?\s*$/m).exec(head);
 	return found ? (found[1] as string) : null;

@@ -12,8 +12,8 @@ import { describeMapping, foreignKeyFor, type MappedValues, type RenamedTarget }
 import { cadreNameFor, type ImportSource } from "../files/foreign-places.ts";
 import { KEY_SPECS, REMOVED_KEYS, TEXT_KEY } from "../files/keys.ts";
 import { suggestKey } from "../files/suggest.ts";
-import type { EntryKind, ToolRule } from "../files/types.ts";
-import { applyToolRules } from "../resolve/tools.ts";
+import type { EntryKind, ToolKind, ToolRule } from "../files/types.ts";
+import { applyToolRules, MODE_KEEPS } from "../resolve/tools.ts";
 import {
 	booleanValue,
 	capabilityValue,
@@ -56,17 +56,13 @@ export interface Converted {
 /** The written order of a cadre file's keys. */
 const ORDER = ["description", "display_name", "tools", "capability", "model", "thinking", "isolation", "persona", "max_turns", "run_in_background", "inherit_context", "enabled", "prompt_file", "instructions_file", "inputs", "outputs"];
 
-const CAPABILITY_KINDS: Record<CapabilityMode, readonly string[]> = {
-	"read-only": ["read"],
-	"read-write": ["read", "write"],
-	execute: ["read", "execute"],
-	all: ["read", "write", "execute", "unknown"],
-};
-
-/** The mode allowing what all of `modes` allow (read-write with execute is read-only). */
+/** The mode allowing what all of `modes` allow (read-write with execute is read-only), by the kinds each keeps. */
 function narrowest(modes: readonly CapabilityMode[]): CapabilityMode {
-	const kinds = modes.map((mode) => CAPABILITY_KINDS[mode]).reduce((a, b) => a.filter((kind) => b.includes(kind)));
-	const found = (Object.entries(CAPABILITY_KINDS) as [CapabilityMode, readonly string[]][]).find(([, k]) => k.length === kinds.length && k.every((kind) => kinds.includes(kind)));
+	const limited = modes.map((mode) => MODE_KEEPS[mode]).filter((kinds): kinds is ReadonlySet<ToolKind> => kinds !== null);
+	const [first] = limited;
+	if (first === undefined) return "all";
+	const kinds = [...first].filter((kind) => limited.every((keeps) => keeps.has(kind)));
+	const found = (Object.entries(MODE_KEEPS) as [CapabilityMode, ReadonlySet<ToolKind> | null][]).find(([, k]) => k !== null && k.size === kinds.length && kinds.every((kind) => k.has(kind)));
 	return found ? found[0] : "read-only";
 }
 

@@ -4,7 +4,7 @@
  * Each reader says what cadre writes and whether that is the same, an approximation, or nothing.
  */
 import { isInherit, normalizeCapability, normalizeIsolation, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
-import { foreignToolName } from "../files/foreign-keys.ts";
+import { foreignToolName, nameList } from "../files/foreign-keys.ts";
 import type { FieldOutcome } from "./report.ts";
 
 /** What cadre writes for one value: `value` undefined writes nothing. */
@@ -35,20 +35,13 @@ export function booleanValue(value: unknown): ValueReading {
 	return typeof value === "boolean" ? same(value) : none(`${JSON.stringify(value)} is not true or false`, "write true or false");
 }
 
-/** A list or comma-separated string of names; null when it is neither. */
-function names(value: unknown): string[] | null {
-	const items: unknown[] | null = typeof value === "string" ? value.split(",") : Array.isArray(value) ? value : null;
-	if (items === null || !items.every((item) => typeof item === "string")) return null;
-	return (items as string[]).map((item) => item.trim()).filter((item) => item !== "");
-}
-
 /** A tools allowlist: each name as pi names it; names pi has no counterpart for are left out. */
 export function toolsValue(value: unknown): ValueReading {
 	if (typeof value === "string" && /^\s*(all|none|\*)\s*$/i.test(value)) {
 		const word = value.trim().toLowerCase();
 		return same(word === "*" ? "all" : word);
 	}
-	const list = names(value);
+	const list = nameList(value);
 	if (list === null) return none("it is not a list of tool names", "write tools as a list or a comma-separated string of tool names");
 	if (list.length === 0) return same("none");
 	const out: string[] = [];

@@ -7,8 +7,9 @@
 import { lstatSync } from "node:fs";
 import { basename, dirname, extname, join, relative, resolve, sep } from "node:path";
 import type { Diagnostic } from "../core/diagnostics.ts";
-import { displayPath, KIND_DIRS, KIND_EXTENSIONS, within } from "../files/discovery.ts";
+import { displayPath, KIND_DIRS, KIND_EXTENSIONS } from "../files/discovery.ts";
 import { type ForeignFormat, type ForeignPlace, foreignPlaces, type ImportSource, listPlaceFiles, type PlaceDirs, type PlaceFile } from "../files/foreign-places.ts";
+import { isInside } from "../files/read-confined.ts";
 import type { EntryKind } from "../files/types.ts";
 import { type CadreFormat, checkCadreFile, renderCadreFile } from "./cadre-file.ts";
 import { type ConvertContext, convertAgent, type Converted } from "./convert.ts";
@@ -110,7 +111,7 @@ function findInputs(options: ImportOptions): { inputs: Input[]; searched: string
 		} catch {
 			isDir = false;
 		}
-		const root = within(path, options.dirs.projectDir) ? options.dirs.projectDir : isDir ? path : dirname(path);
+		const root = isInside(path, options.dirs.projectDir) ? options.dirs.projectDir : isDir ? path : dirname(path);
 		if (!isDir) {
 			inputs.push({ path, stem: basename(path, extname(path)), kind: kindOf(options.source, dirname(path)), format: formatOf(path), root, confine: "project" });
 			continue;
@@ -172,13 +173,15 @@ function importAgent(agent: ForeignAgent, input: Input & { text: string }, from:
 	if (!folder.ok) return { ...report, reason: folder.why };
 	const format: CadreFormat = input.format === "toml" && agent.kind !== "definition" ? "toml" : "markdown";
 	// Places are listed in the other tool's own order: the first file of a name is the one it reads.
-	const twin = run.taken.get(`${agent.kind}:${converted.name.toLowerCase()}`);
+	const taken = `${agent.kind}:${converted.name.toLowerCase()}`;
+	const twin = run.taken.get(taken);
 	if (twin !== undefined) return { ...report, reason: `${NOT_IMPORTED}${twin} has the same name and comes first, so that one is imported` };
-	run.taken.set(`${agent.kind}:${converted.name.toLowerCase()}`, from);
+	run.taken.set(taken, from);
+	const ext = format === "toml" ? ".toml" : ".md";
 	const existing = sameNamedFiles(dir, converted.name, KIND_EXTENSIONS[agent.kind]);
-	const path = existing[0] ?? join(dir, `${converted.name}${format === "toml" ? ".toml" : ".md"}`);
+	const path = existing[0] ?? join(dir, `${converted.name}${ext}`);
 	const shown = run.show(path);
-	if (existing.length > 1 || (existing[0] && !existing[0].endsWith(format === "toml" ? ".toml" : ".md"))) {
+	if (existing.length > 1 || (existing[0] && !existing[0].endsWith(ext))) {
 		return { ...report, to: shown, action: "conflict", reason: `${existing.map(run.show).join(" and ")} already ${existing.length > 1 ? "name" : "names"} ${agent.kind} ${converted.name} in another form; rename or remove it first` };
 	}
 	const confine = run.scope === "user" ? "user" : "project";
@@ -209,7 +212,7 @@ function contextFor(input: Input, targetDir: string, run: AgentRun): ConvertCont
 			return read.ok ? { ok: true, text: read.text, path } : { ok: false, why: read.why };
 		},
 		rebase(path) {
-			if (!within(path, run.targetRoot)) return null;
+			if (!isInside(path, run.targetRoot)) return null;
 			return relative(targetDir, path).split(sep).join("/");
 		},
 	};

@@ -7,7 +7,7 @@
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { nameKey } from "../core/values.ts";
-import { within } from "../files/discovery.ts";
+import { isInside } from "../files/read-confined.ts";
 import { readForeignFile } from "./read-foreign.ts";
 
 type Result<T> = ({ ok: true } & T) | { ok: false; why: string };
@@ -50,7 +50,7 @@ export function targetFolder(root: string, parts: readonly string[], dryRun: boo
 			} catch {
 				return { ok: false, why: `${dir} is a symlink that points nowhere` };
 			}
-			if (!within(real, realRoot)) return { ok: false, why: `${dir} is a symlink out of ${root}; cadre never writes outside the scope` };
+			if (!isInside(real, realRoot)) return { ok: false, why: `${dir} is a symlink out of ${root}; cadre never writes outside the scope` };
 			if (!lstatSync(real).isDirectory()) return { ok: false, why: `${dir} is not a folder` };
 			continue;
 		}

@@ -32,7 +32,7 @@ export const BUILTIN_TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
 export const TOOLS_THAT_CALL_TOOLS: ReadonlySet<string> = new Set(["codemode", "tool_search"]);
 
 /** The kinds each capability mode keeps; null means every selected tool is kept. */
-const MODE_KEEPS: Record<CapabilityMode, ReadonlySet<ToolKind> | null> = {
+export const MODE_KEEPS: Readonly<Record<CapabilityMode, ReadonlySet<ToolKind> | null>> = {
 	"read-only": new Set<ToolKind>(["read"]),
 	"read-write": new Set<ToolKind>(["read", "write"]),
 	execute: new Set<ToolKind>(["read", "execute"]),

@@ -20,12 +20,14 @@ describe("writing", () => {
 	it("is idempotent: a second run reports every file unchanged and writes nothing", () => {
 		const p = projectWith("claude");
 		expect(importJson(p, "claude").json.summary.create).toBe(4);
-		const target = join(p.dir, ".pi/agents/planner.md");
-		const before = statSync(target).mtimeMs;
+		const agents = join(p.dir, ".pi/agents");
+		const stamps = () => readdirSync(agents).map((name) => `${name} ${statSync(join(agents, name)).mtimeMs}`);
+		const before = stamps();
+		expect(before).toHaveLength(4);
 		const again = importJson(p, "claude");
 		expect(again.code).toBe(0);
 		expect(again.json.files.map((f) => `${f.action} ${f.written}`)).toEqual(Array(4).fill("unchanged false"));
-		expect(statSync(target).mtimeMs).toBe(before);
+		expect(stamps()).toEqual(before);
 	});
 
 	it("writes nothing with --dry-run, and says what it would do", () => {
@@ -38,6 +40,7 @@ describe("writing", () => {
 		const human = runCli(["import", "--from", "claude", "--cwd", p.dir, "--dry-run"], { env: p.env });
 		expect(human.stdout).toContain("would create  .pi/agents/planner.md  ← .claude/agents/planner.md");
 		expect(human.stdout).toContain("Claude Code: 4 would create (dry run: nothing was written)");
+		expect(existsSync(join(p.dir, ".pi"))).toBe(false);
 	});
 
 	it("never overwrites a file that differs without --force, and exits 1", () => {
@@ -144,7 +147,12 @@ describe("writing", () => {
 	});
 
 	it("reads the paths it is given instead of the usual places", () => {
-		const p = projectWith(null, { "project/imports/one.md": AGENT.replace("helper", "one"), "project/imports/more/two.md": AGENT.replace("helper", "two") });
+		const p = projectWith(null, {
+			"project/imports/one.md": AGENT.replace("helper", "one"),
+			"project/imports/more/two.md": AGENT.replace("helper", "two"),
+			// In Claude Code's usual place: read without paths, never with them.
+			"project/.claude/agents/usual.md": AGENT.replace("helper", "usual"),
+		});
 		const single = importJson(p, "claude", ["--dry-run", "imports/one.md"]);
 		expect(single.json.files.map((f) => `${f.from} → ${f.to}`)).toEqual(["imports/one.md → .pi/agents/one.md"]);
 		const folder = importJson(p, "claude", ["--dry-run", "imports"]);
@@ -229,6 +237,15 @@ describe("check and list point at foreign files", () => {
 
 		importJson(p, "claude");
 		importJson(p, "claude", ["--scope", "user"]);
+		const after = runCliJson<{ infos: number }>(["check", "--cwd", p.dir], { env: p.env });
+		expect(after.json.infos).toBe(0);
+	});
+
+	it("match a foreign file to a cadre entry by its name key, not its file name", () => {
+		const p = projectWith(null, { "project/.claude/agents/file-stem.md": AGENT });
+		const before = runCliJson<{ infos: number }>(["check", "--cwd", p.dir], { env: p.env });
+		expect(before.json.infos).toBe(1);
+		expect(file(importJson(p, "claude").json, ".claude/agents/file-stem.md")).toMatchObject({ to: ".pi/agents/helper.md", action: "create" });
 		const after = runCliJson<{ infos: number }>(["check", "--cwd", p.dir], { env: p.env });
 		expect(after.json.infos).toBe(0);
 	});

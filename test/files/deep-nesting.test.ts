@@ -5,33 +5,25 @@
  * MAX_NESTING is refused, positioned, before anything recurses. Run through the real bin, in its
  * own process, because the failure was an abort.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_NESTING, parseTomlFields, parseYamlMapping } from "../../src/files/raw.ts";
 import { runCliJson } from "../support/cli.ts";
+import { layout } from "./fixture.ts";
 
 const N = 3000;
 
 describe("deep nesting", () => {
 	it("is a positioned parse-error in every syntax, and the process survives it", () => {
-		const root = mkdtempSync(join(process.env.TMPDIR as string, "cadre-deep-"));
-		const files: Record<string, string> = {
+		const l = layout({
 			"project/.pi/subagents.json": `{"roles": ${'{"a": '.repeat(N)}1${"}".repeat(N)}}`,
 			"project/.pi/agents/flow.md": `---\ndescription: Flow\ntools: ${"[".repeat(N)}${"]".repeat(N)}\n---\nFlow.\n`,
 			"project/.pi/agents/seq.md": `---\ninputs:\n  ${"- ".repeat(N)}x\n---\nSeq.\n`,
 			"project/.pi/roles/plan.toml": `prompt = ${"[".repeat(N)}${"]".repeat(N)}\n`,
 			"project/.pi/personas/p.toml": `description = ${"{a = ".repeat(N)}1${"}".repeat(N)}\n`,
-		};
-		for (const [path, text] of Object.entries(files)) {
-			mkdirSync(dirname(join(root, path)), { recursive: true });
-			writeFileSync(join(root, path), text);
-		}
-		mkdirSync(join(root, "project/.git"), { recursive: true });
-		mkdirSync(join(root, "agent"), { recursive: true });
+		});
 		const run = runCliJson<{ diagnostics: { file: string; line: number; column: number; code: string; message: string }[] }>(
-			["check", "--cwd", join(root, "project")],
-			{ env: { PI_CODING_AGENT_DIR: join(root, "agent"), HOME: join(root, "home") } },
+			["check", "--cwd", l.project],
+			{ env: { PI_CODING_AGENT_DIR: l.agent, HOME: l.home } },
 		);
 		expect(run.code).toBe(1);
 		expect(run.json.diagnostics.map((d) => `${d.file}:${d.line} ${d.code}`)).toEqual([
