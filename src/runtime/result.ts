@@ -184,6 +184,11 @@ function contractLine(contract: Contract): string {
 	return `Contract: ${contract.ok ? "kept" : "NOT kept"} — ${outputs}.${repair}`;
 }
 
+/** Every token a run's usage counts (input, output and both cache directions). */
+export function totalTokens(usage: RunRecord["usage"]): number {
+	return usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+}
+
 /** `12.3k in / 456 out, $0.0012` */
 export function formatUsage(usage: RunRecord["usage"]): string {
 	const n = (value: number) => (value >= 1000 ? `${(value / 1000).toFixed(1)}k` : String(value));

@@ -6,7 +6,7 @@
  */
 import { ERASE_LINE, safeLine } from "../../core/terminal-text.ts";
 import type { ChildEvent } from "../../runtime/pi-sdk.ts";
-import { counted } from "../../runtime/result.ts";
+import { counted, totalTokens } from "../../runtime/result.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import type { CliIo } from "./io.ts";
 
@@ -37,11 +37,6 @@ function shortCount(value: number): string {
 	return value >= 1000 ? `${(value / 1000).toFixed(1)}k` : String(value);
 }
 
-/** Every token a run's usage counts. */
-function tokens(run: Pick<RunRecord, "usage">): number {
-	return run.usage.input + run.usage.output + run.usage.cacheRead + run.usage.cacheWrite;
-}
-
 function seconds(ms: number): string {
 	return `${(ms / 1000).toFixed(1)}s`;
 }
@@ -54,14 +49,14 @@ function totalsLine(turns: number, toolUses: number, used: number, took: string)
 /** One run's totals, its time from start to end (or now), or "not started". */
 export function runTotals(run: Pick<RunRecord, "turns" | "toolUses" | "usage" | "startedAt" | "endedAt">): string {
 	const took = run.startedAt === null ? "not started" : seconds((run.endedAt ?? Date.now()) - run.startedAt);
-	return totalsLine(run.turns, run.toolUses, tokens(run), took);
+	return totalsLine(run.turns, run.toolUses, totalTokens(run.usage), took);
 }
 
 /** The status of the runs at `now`: one run in detail, several as counts. */
 export function statusLine(runs: readonly RunRecord[], startedAt: number, now: number): string {
 	const turns = runs.reduce((sum, run) => sum + run.turns, 0);
 	const tools = runs.reduce((sum, run) => sum + run.toolUses, 0);
-	const used = runs.reduce((sum, run) => sum + tokens(run), 0);
+	const used = runs.reduce((sum, run) => sum + totalTokens(run.usage), 0);
 	const totals = totalsLine(turns, tools, used, seconds(now - startedAt));
 	if (runs.length === 1) {
 		const run = runs[0] as RunRecord;

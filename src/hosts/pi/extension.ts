@@ -7,7 +7,7 @@ import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext } from "@
 import { safeText } from "../../core/terminal-text.ts";
 import type { SpawnRequest } from "../../resolve/types.ts";
 import { checkPiVersion, liveCatalog, parentModelRuntime } from "../../runtime/pi-sdk.ts";
-import { counted, formatResult, progressText, type RunResult, runResult } from "../../runtime/result.ts";
+import { counted, formatResult, progressText, type RunResult, runResult, totalTokens } from "../../runtime/result.ts";
 import type { RunRecord, RunRegistry } from "../../runtime/runs.ts";
 import { recoverInBackground } from "../../isolation/worktree-recovery.ts";
 import { agentPaths, loadFor } from "../spawn/plan.ts";
@@ -69,7 +69,7 @@ function toPiUsage(usage: RunRecord["usage"]) {
 		output: usage.output,
 		cacheRead: usage.cacheRead,
 		cacheWrite: usage.cacheWrite,
-		totalTokens: usage.input + usage.output + usage.cacheRead + usage.cacheWrite,
+		totalTokens: totalTokens(usage),
 		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: usage.cost },
 	};
 }

@@ -4,7 +4,7 @@
  * and the short forms every renderer shares — state icons, token counts, durations, the current
  * activity. Every string in a {@link RunView} has passed through `shown`, so renderers only style.
  */
-import type { RunResult } from "../../../runtime/result.ts";
+import { type RunResult, totalTokens } from "../../../runtime/result.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { dotted, type Style, shown, type Tone } from "./text.ts";
 
@@ -62,10 +62,6 @@ function activityOf(run: RunRecord): string | null {
 	if (isEnded(run.state)) return null;
 	if (run.currentTool) return [shown(run.currentTool.name), shortArgument(run.currentTool.args)].filter(Boolean).join(" ");
 	return shown(run.activity);
-}
-
-function totalTokens(usage: RunRecord["usage"]): number {
-	return usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
 }
 
 /** A live run record as the TUI shows it at `now`. */
