@@ -184,6 +184,7 @@ for (let round = 0; round < INCLUDE_ROUNDS; round++) {
 	const t = performance.now();
 	const handle = await create(`pplain-${round}`, withPool);
 	pooledPlain.push(performance.now() - t);
+	if (!handle.pooled) throw new Error("the pool should have had a worktree");
 	await finishWorktree(handle, info);
 	await poolSettled();
 }
