@@ -4,7 +4,6 @@
  * reports every file and field. pi's SDK is imported only to resolve model names, and only when a
  * file names a model; without pi installed, import still works and keeps models as written.
  */
-import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { formatDiagnostic } from "../../core/diagnostics.ts";
 import { bold, dim, safeFields, yellow } from "../../core/terminal-text.ts";
@@ -15,7 +14,7 @@ import type { ModelResolver } from "../../import/field-values.ts";
 import type { FileAction, FileReport, ImportReport } from "../../import/report.ts";
 import { runImport } from "../../import/run-import.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
-import { cliCwd, useColor } from "./list-command.ts";
+import { cliCwd, cliHome, useColor } from "./list-command.ts";
 import type { CommonOptions } from "./main.ts";
 
 export interface ImportOptions extends CommonOptions {
@@ -33,7 +32,7 @@ export async function runImportCommand(paths: string[], opts: ImportOptions, io:
 	const scope = (opts.scope ?? "project").trim().toLowerCase();
 	if (scope !== "project" && scope !== "user") throw new UsageError(`--scope "${opts.scope}" is not project or user`);
 	const cwd = cliCwd(opts, io);
-	const homeDir = io.env.HOME && io.env.HOME !== "" ? io.env.HOME : homedir();
+	const homeDir = cliHome(io);
 	const agentDir = agentDirFrom(io.env, homeDir);
 	const projectDir = findProjectDir(cwd, agentDir, homeDir) ?? findGitRoot(cwd) ?? cwd;
 	const report = await runImport({

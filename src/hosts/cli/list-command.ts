@@ -34,8 +34,13 @@ export interface ListedEntry {
 /** Loads the files the way `list` and `check` do: from `--cwd`, untrusted, pi's agent dir. */
 export function loadForCli(opts: CommonOptions, io: CliIo): LoadResult {
 	const cwd = cliCwd(opts, io);
-	const homeDir = io.env.HOME && io.env.HOME !== "" ? io.env.HOME : homedir();
+	const homeDir = cliHome(io);
 	return loadAll({ cwd, agentDir: agentDirFrom(io.env, homeDir), homeDir, projectTrusted: false });
+}
+
+/** The user's home as the command sees it: `HOME` when set, else the system's. */
+export function cliHome(io: CliIo): string {
+	return io.env.HOME && io.env.HOME !== "" ? io.env.HOME : homedir();
 }
 
 /** `--cwd` as an existing directory (a usage error otherwise). */
@@ -57,7 +62,7 @@ export function cliCwd(opts: CommonOptions, io: CliIo): string {
  */
 export function foreignNotices(loaded: LoadResult, opts: CommonOptions, io: CliIo): Diagnostic[] {
 	const cwd = cliCwd(opts, io);
-	const homeDir = io.env.HOME && io.env.HOME !== "" ? io.env.HOME : homedir();
+	const homeDir = cliHome(io);
 	const projectDir = loaded.projectDir ?? findGitRoot(cwd) ?? cwd;
 	const maps: Record<EntryKind, Map<string, Entry>> = { definition: loaded.definitions, role: loaded.roles, persona: loaded.personas };
 	const known = (kind: EntryKind, name: string) => maps[kind].has(nameKey(name));

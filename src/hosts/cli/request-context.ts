@@ -3,7 +3,6 @@
  * flags into a spawn request, states the parent's facts a CLI has no session for (pi's configured
  * defaults), loads the files and builds the model catalog. Shared by `explain`, `prompt` and `run`.
  */
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { normalizeThinking, type ThinkingLevel } from "../../core/values.ts";
 import { loadAll } from "../../files/load.ts";
@@ -14,6 +13,7 @@ import { spawnReader } from "../../resolve/spawn-reader.ts";
 import type { ResolveInput, SpawnRequest } from "../../resolve/types.ts";
 import { createModelCatalog, piDefaults } from "../../runtime/pi-sdk.ts";
 import { type CliIo, UsageError } from "./io.ts";
+import { cliHome } from "./list-command.ts";
 import type { RequestFlagOptions } from "./main.ts";
 
 /** `~` at the start of a path means the home directory (pi's convention for its agent dir). */
@@ -23,7 +23,7 @@ function expandHome(path: string, home: string): string {
 
 /** The home directory and pi's agent dir (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`). */
 export function cliDirs(io: CliIo): { homeDir: string; agentDir: string } {
-	const homeDir = io.env.HOME && io.env.HOME !== "" ? io.env.HOME : homedir();
+	const homeDir = cliHome(io);
 	const fromEnv = io.env.PI_CODING_AGENT_DIR;
 	const agentDir = fromEnv && fromEnv !== "" ? resolve(io.cwd, expandHome(fromEnv, homeDir)) : join(homeDir, ".pi", "agent");
 	return { homeDir, agentDir };
