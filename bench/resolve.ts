@@ -13,7 +13,7 @@ import { spawnReader } from "../src/resolve/spawn-reader.ts";
 import { resolve } from "../src/resolve/resolve.ts";
 import { builtinToolNames } from "../src/resolve/tools.ts";
 import type { ResolveInput, SpawnRequest } from "../src/resolve/types.ts";
-import { createModelCatalog } from "../src/runtime/pi-sdk.ts";
+import { createModelCatalog } from "../src/runtime/pi/model-catalog.ts";
 
 const DEFINITIONS = 1000;
 const ROLES = 200;

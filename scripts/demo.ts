@@ -26,7 +26,8 @@ const realAgentDir = process.env.PI_CODING_AGENT_DIR ?? join(homedir(), ".pi", "
 /** Whether the user's pi has a default model with credentials (never reaches the network). */
 async function realModelConfigured(): Promise<boolean> {
 	if (!existsSync(join(realAgentDir, "settings.json"))) return false;
-	const { createModelCatalog, piDefaults } = await import("../src/runtime/pi-sdk.ts");
+	const { createModelCatalog } = await import("../src/runtime/pi/model-catalog.ts");
+	const { piDefaults } = await import("../src/runtime/pi/pi-defaults.ts");
 	const { model } = piDefaults({ agentDir: realAgentDir, cwd: realAgentDir, projectTrusted: false });
 	if (!model) return false;
 	const catalog = await createModelCatalog({ agentDir: realAgentDir });

@@ -11,7 +11,9 @@ import type { EffectiveConfig, IgnoredRequestValue, Trace } from "../resolve/typ
 import { type Contract, checkContract, hasContract, repairMessage } from "./contract.ts";
 import { createLimiter } from "./limiter.ts";
 import { currentOwner, type Owner } from "./owner.ts";
-import type { ChildContext, ChildEvent, ChildHandle, ChildMessage, ChildUsage } from "./pi-sdk.ts";
+import type { ChildContext, ChildHandle, ChildUsage } from "./pi/child-session.ts";
+import type { ChildEvent } from "./pi/child-events.ts";
+import type { ChildMessage } from "./pi/conversation.ts";
 
 /**
  * `interrupted` is never reached by a run of this process: it is the state of a record loaded
@@ -532,7 +534,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 						run.usage = child.usage();
 						if (run.lastEventAt - internal.savedAt >= progressSaveMs) save(internal);
 						run.context = child.contextUsage();
-						// The ceiling itself is enforced in the child (pi-sdk guard, terminate).
+						// The ceiling itself is enforced in the child (runtime/pi/capability-guard.ts, terminate).
 						if (maxTurns !== null && event.toolCalls > 0) {
 							if (event.turn === maxTurns - 2) deliver(warning(2));
 							if (event.turn >= maxTurns) run.limitReached = true;

@@ -1,5 +1,5 @@
 /**
- * The model catalog over pi's real ModelRuntime (src/runtime/pi-sdk.ts "Models"): names resolve
+ * The model catalog over pi's real ModelRuntime (src/runtime/pi/model-catalog.ts): names resolve
  * like pi's `--model`, only models with credentials are usable, synthesized ids are unknown, the
  * thinking clamp is pi's, and pi's settings give the CLI's parent defaults. Offline.
  */
@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ModelCatalog } from "../../src/resolve/types.ts";
-import { closestModels, createModelCatalog, PI_DEFAULT_THINKING_LEVEL, piDefaults } from "../../src/runtime/pi-sdk.ts";
+import { closestModels, createModelCatalog } from "../../src/runtime/pi/model-catalog.ts";
+import { PI_DEFAULT_THINKING_LEVEL, piDefaults } from "../../src/runtime/pi/pi-defaults.ts";
 
 function agentDir(settings?: unknown): string {
 	const dir = mkdtempSync(join(process.env.TMPDIR as string, "agent-"));

@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { discoverChildExtensions } from "../../src/runtime/pi-sdk.ts";
+import { discoverChildExtensions } from "../../src/runtime/pi/child-extensions.ts";
 import { REPO_ROOT } from "../support/cli.ts";
 
 const FIXTURE = join(REPO_ROOT, "test/pi/fixtures/scripted-model.ts");

@@ -1,5 +1,5 @@
 /**
- * A child's conversation as plain data for the TUI's viewer (pi-sdk "Conversations"): pi's messages
+ * A child's conversation as plain data for the TUI's viewer (src/runtime/pi/conversation.ts): pi's messages
  * translated (text, thinking, tool calls with arguments, tool results, custom messages), and a
  * transcript read back only when it is a regular file within the size bound.
  */
@@ -7,7 +7,7 @@ import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { childMessages, readTranscript } from "../../src/runtime/pi-sdk.ts";
+import { childMessages, readTranscript } from "../../src/runtime/pi/conversation.ts";
 
 describe("child conversations", () => {
 	it("translates pi's messages and leaves out what the viewer does not show", () => {

@@ -22,7 +22,7 @@ import { dirname, join } from "node:path";
 import type { AssistantMessage } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import type { NotificationDetails } from "../../src/hosts/pi/notifications.ts";
-import { childrenDir } from "../../src/runtime/pi-sdk.ts";
+import { childrenDir } from "../../src/runtime/pi/parent-session.ts";
 import type { RunResult } from "../../src/runtime/result.ts";
 import { listRuns } from "../../src/runtime/run-reader.ts";
 import type { FaultProbe } from "./fixtures/fault-extension.ts";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
 import { ModelRuntime } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { createChildSession } from "../../src/runtime/pi-sdk.ts";
+import { createChildSession } from "../../src/runtime/pi/child-session.ts";
 import { describeTurn } from "./harness.ts";
 
 describe("call-time guard", () => {

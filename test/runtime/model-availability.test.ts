@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
 import { ModelRuntime } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { createModelCatalog, liveCatalog, withAvailableModels } from "../../src/runtime/pi-sdk.ts";
+import { createModelCatalog, liveCatalog, withAvailableModels } from "../../src/runtime/pi/model-catalog.ts";
 import { createParent, type Parent, toolResults } from "./harness.ts";
 
 let parent: Parent | null = null;

@@ -3,7 +3,9 @@
  * session cannot pin down (a stop that arrives while a finished run's isolation is being wrapped up).
  */
 import { describe, expect, it } from "vitest";
-import type { ChildEvent, ChildHandle, ChildMessage } from "../../src/runtime/pi-sdk.ts";
+import type { ChildEvent } from "../../src/runtime/pi/child-events.ts";
+import type { ChildHandle } from "../../src/runtime/pi/child-session.ts";
+import type { ChildMessage } from "../../src/runtime/pi/conversation.ts";
 import { formatResult, runResult } from "../../src/runtime/result.ts";
 import { createRunRegistry, type LifecycleEvent, type RunRecord, type SpawnPlan } from "../../src/runtime/runs.ts";
 import { record as runRecord } from "./record.ts";

@@ -1,6 +1,6 @@
 /**
  * ADR 0080: only `src/hosts/pi/ui/` imports pi-tui, and it takes nothing but types from
- * pi-coding-agent (its SDK runtime goes through `src/runtime/pi-sdk.ts`).
+ * pi-coding-agent (its SDK runtime goes through `src/runtime/pi/`).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";

@@ -10,7 +10,7 @@ import { viewOfRecord } from "../../src/hosts/pi/ui/run-view.ts";
 import { worktreeReportText } from "../../src/hosts/pi/ui/run-worktree-report.ts";
 import { runsViewLines } from "../../src/hosts/pi/ui/runs-view.ts";
 import { plainStyle, wrapped } from "../../src/hosts/pi/ui/text.ts";
-import type { ChildMessage } from "../../src/runtime/pi-sdk.ts";
+import type { ChildMessage } from "../../src/runtime/pi/conversation.ts";
 import { ansiStyle, expectSafeLines, HOSTILE, NOW, record, WIDTHS, withoutStyles } from "./support.ts";
 
 const text = (lines: string[]) => lines.map(withoutStyles).join("\n");

@@ -51,9 +51,9 @@ export async function runImportCommand(paths: string[], opts: ImportOptions, io:
 
 /** pi's model resolver over the agent dir's configuration, or null when pi's packages are missing. */
 async function piModels(agentDir: string): Promise<ModelResolver> {
-	let sdk: typeof import("../../runtime/pi-sdk.ts");
+	let sdk: typeof import("../../runtime/pi/model-catalog.ts");
 	try {
-		sdk = await import("../../runtime/pi-sdk.ts");
+		sdk = await import("../../runtime/pi/model-catalog.ts");
 	} catch {
 		return null;
 	}

@@ -22,7 +22,7 @@ import { toolGuidanceLines } from "../../prompt/tool-guidance.ts";
 import type { AssembledPrompt, ParentPrompt, PromptInput, PromptSection } from "../../prompt/types.ts";
 import { resolve } from "../../resolve/resolve.ts";
 import type { EffectiveConfig, Refusal, ResolveInput } from "../../resolve/types.ts";
-import { builtinToolGuidance } from "../../runtime/pi-sdk.ts";
+import { builtinToolGuidance } from "../../runtime/pi/tool-guidance.ts";
 import { worktreeRepoDir } from "../../isolation/worktree.ts";
 import { worktreeFeasibility } from "../../resolve/explain.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";

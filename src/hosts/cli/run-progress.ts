@@ -5,7 +5,7 @@
  * Names, activities and tool names come from files, extensions and the child: shown escaped.
  */
 import { ERASE_LINE, safeLine } from "../../core/terminal-text.ts";
-import type { ChildEvent } from "../../runtime/pi-sdk.ts";
+import type { ChildEvent } from "../../runtime/pi/child-events.ts";
 import { counted, totalTokens } from "../../runtime/result.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import type { CliIo } from "./io.ts";

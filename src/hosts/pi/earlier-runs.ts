@@ -7,7 +7,7 @@
  */
 import { dirname } from "node:path";
 import { type Diagnostic, formatDiagnostic } from "../../core/diagnostics.ts";
-import { childrenDir } from "../../runtime/pi-sdk.ts";
+import { childrenDir } from "../../runtime/pi/parent-session.ts";
 import { readFileUnder } from "../../files/read-confined.ts";
 import { listRuns } from "../../runtime/run-reader.ts";
 import type { RunRecord } from "../../runtime/runs.ts";

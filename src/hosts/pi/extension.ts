@@ -6,7 +6,9 @@
 import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { safeText } from "../../core/terminal-text.ts";
 import type { SpawnRequest } from "../../resolve/types.ts";
-import { checkPiVersion, liveCatalog, parentModelRuntime } from "../../runtime/pi-sdk.ts";
+import { checkPiVersion } from "../../runtime/pi/version.ts";
+import { liveCatalog } from "../../runtime/pi/model-catalog.ts";
+import { parentModelRuntime } from "../../runtime/pi/parent-session.ts";
 import { counted, formatResult, progressText, type RunResult, runResult, totalTokens } from "../../runtime/result.ts";
 import type { RunRecord, RunRegistry } from "../../runtime/runs.ts";
 import { recoverInBackground } from "../../isolation/worktree-recovery.ts";

@@ -19,7 +19,7 @@ import type { ParentPrompt } from "../../prompt/types.ts";
 import { resolve } from "../../resolve/resolve.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
 import type { ModelCatalog, ParentFacts, ResolveResult, SpawnRequest, StoredRun } from "../../resolve/types.ts";
-import type { ChildHandle } from "../../runtime/pi-sdk.ts";
+import type { ChildHandle } from "../../runtime/pi/child-session.ts";
 import type { SpawnPlan } from "../../runtime/runs.ts";
 
 /** What the parent session had when the child is spawned (plain data, recorded per spawn). */

@@ -14,17 +14,13 @@ import { parentPromptOptionsFromPi } from "../../prompt/pi-options.ts";
 import type { ParentPrompt } from "../../prompt/types.ts";
 import { builtinToolNames } from "../../resolve/tools.ts";
 import type { ParentFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
-import {
-	builtinToolGuidance,
-	type ChildExtensionSet,
-	childMessages,
-	createChildSession,
-	discoverChildExtensions,
-	parentModelRuntime,
-	piDocPaths,
-	transcriptDir,
-	withAvailableModels,
-} from "../../runtime/pi-sdk.ts";
+import { builtinToolGuidance } from "../../runtime/pi/tool-guidance.ts";
+import { type ChildExtensionSet, discoverChildExtensions } from "../../runtime/pi/child-extensions.ts";
+import { childMessages } from "../../runtime/pi/conversation.ts";
+import { createChildSession } from "../../runtime/pi/child-session.ts";
+import { parentModelRuntime, transcriptDir } from "../../runtime/pi/parent-session.ts";
+import { piDocPaths } from "../../runtime/pi/pi-defaults.ts";
+import { withAvailableModels } from "../../runtime/pi/model-catalog.ts";
 import { recordWriter } from "../../runtime/run-store.ts";
 import { resultTool } from "../../runtime/structured-result.ts";
 import { chainRoot, createRunRegistry, type ProgressListener, type RunRecord, type RunRegistry, type RunRegistryOptions } from "../../runtime/runs.ts";

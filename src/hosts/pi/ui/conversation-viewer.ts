@@ -8,7 +8,7 @@
  */
 import type { Focusable, KeybindingsManager } from "@earendil-works/pi-tui";
 import { Input, matchesKey } from "@earendil-works/pi-tui";
-import type { ChildMessage } from "../../../runtime/pi-sdk.ts";
+import type { ChildMessage } from "../../../runtime/pi/conversation.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { isEnded, stateIcon, statsLine, viewOfRecord } from "./run-view.ts";
 import { fit, shown, type Style, wrapped } from "./text.ts";

@@ -8,8 +8,8 @@
  */
 import type { ExtensionAPI, ExtensionContext, MessageRenderOptions, Theme } from "@earendil-works/pi-coding-agent";
 import { Box } from "@earendil-works/pi-tui";
-import type { ChildMessage } from "../../../runtime/pi-sdk.ts";
-import { readTranscript } from "../../../runtime/pi-sdk.ts";
+import type { ChildMessage } from "../../../runtime/pi/conversation.ts";
+import { readTranscript } from "../../../runtime/pi/conversation.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { type CompletionItem, subagentsCompletions } from "./completions.ts";
 import { NOTIFICATION_TYPE } from "../notifications.ts";
