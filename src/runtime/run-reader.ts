@@ -2,7 +2,8 @@
  * Reading run records back (ADR 0068), as untrusted-ish input: a regular file, bounded in size, its
  * shape validated against the record's schema (typebox, compiled once) — a record that is not is
  * skipped with a `run-record-invalid` diagnostic. A record left queued or running by a process
- * that is gone loads as `interrupted`. Writing is run-store.ts, which never loads this module.
+ * that is gone loads as `interrupted`. Writing is run-store.ts; neither imports the other (the
+ * file format is run-file.ts).
  */
 import { readdirSync } from "node:fs";
 import { hostname } from "node:os";
@@ -13,7 +14,7 @@ import type { Diagnostic } from "../core/diagnostics.ts";
 import { CAPABILITY_MODES, IO_TYPES, ISOLATION_MODES, THINKING_LEVELS } from "../core/values.ts";
 import { readFileUnder } from "../files/read-confined.ts";
 import { ownerState, parseOwner } from "./owner.ts";
-import { MAX_RECORD_BYTES, RECORD_SUFFIX, RECORD_VERSION } from "./run-store.ts";
+import { MAX_RECORD_BYTES, RECORD_SUFFIX, RECORD_VERSION } from "./run-file.ts";
 import type { RunRecord } from "./runs.ts";
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -13,14 +13,10 @@ import type { Diagnostic } from "../core/diagnostics.ts";
 import { formatOwner } from "./owner.ts";
 import type { StoredRecord } from "./run-reader.ts";
 import { isResolutionDiagnostic } from "./result.ts";
+import { MAX_RECORD_BYTES, RECORD_SUFFIX, RECORD_VERSION } from "./run-file.ts";
 import type { RecordWriter, RunRecord } from "./runs.ts";
 
-/** The format of a record file; another version is skipped (written by another cadre). */
-export const RECORD_VERSION = 1;
-/** A record's file name is `<run id>` plus this. */
-export const RECORD_SUFFIX = ".run.json";
-/** The largest record file read (and written): 4 MiB. */
-export const MAX_RECORD_BYTES = 4 * 1024 * 1024;
+export { MAX_RECORD_BYTES, RECORD_SUFFIX, RECORD_VERSION } from "./run-file.ts";
 /** The final text and the prompt are stored up to this many characters, then point to the transcript. */
 export const MAX_STORED_TEXT = 256 * 1024;
 

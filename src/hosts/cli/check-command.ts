@@ -7,7 +7,7 @@ import { type Diagnostic, formatDiagnostic } from "../../core/diagnostics.ts";
 import { dim, red, safeFields, yellow } from "../../core/terminal-text.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { foreignNotices, loadForCli, problemSummary, useColor } from "./list-command.ts";
-import type { CommonOptions } from "./main.ts";
+import type { CommonOptions } from "./options.ts";
 
 export interface CheckOptions extends CommonOptions {
 	strict?: boolean;

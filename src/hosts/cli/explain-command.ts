@@ -7,7 +7,7 @@ import { safeFields } from "../../core/terminal-text.ts";
 import { explain, renderExplain } from "../../resolve/explain.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { useColor } from "./list-command.ts";
-import type { RequestFlagOptions } from "./main.ts";
+import type { RequestFlagOptions } from "./options.ts";
 import { buildCliResolveInput } from "./request-context.ts";
 
 export async function runExplain(type: string, opts: RequestFlagOptions, io: CliIo): Promise<number> {

@@ -15,7 +15,7 @@ import type { FileAction, FileReport, ImportReport } from "../../import/report.t
 import { runImport } from "../../import/run-import.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
 import { cliCwd, cliHome, useColor } from "./list-command.ts";
-import type { CommonOptions } from "./main.ts";
+import type { CommonOptions } from "./options.ts";
 
 export interface ImportOptions extends CommonOptions {
 	from?: string;

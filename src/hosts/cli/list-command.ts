@@ -15,7 +15,7 @@ import { loadAll } from "../../files/load.ts";
 import { isEnabled } from "../../resolve/resolve.ts";
 import type { Entry, EntryKind, LoadResult, Scope } from "../../files/types.ts";
 import { type CliIo, EXIT_OK, UsageError } from "./io.ts";
-import type { CommonOptions } from "./main.ts";
+import type { CommonOptions } from "./options.ts";
 
 /** One row of `cadre list --json` (docs/cli-list-check.md). */
 export interface ListedEntry {

@@ -7,28 +7,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { safeLine, safeText } from "../../core/terminal-text.ts";
 import { EXIT_USAGE, UsageError, type CliIo, processIo } from "./io.ts";
-
-/** Options every subcommand takes. */
-export interface CommonOptions {
-	cwd?: string;
-	json?: boolean;
-}
-
-/** The request and parent-fact flags of `explain`, `prompt` and `run` (spec 06). */
-export interface RequestFlagOptions extends CommonOptions {
-	persona?: string;
-	model?: string;
-	thinking?: string;
-	capability?: string;
-	isolation?: string;
-	maxTurns?: string;
-	cwdRequest?: string;
-	request?: string;
-	parentModel?: string;
-	parentThinking?: string;
-	parentTools?: string;
-	trustProject?: boolean;
-}
+import type { CommonOptions, RequestFlagOptions } from "./options.ts";
 
 function common(cmd: Command): Command {
 	return cmd

@@ -27,7 +27,7 @@ import { worktreeRepoDir } from "../../isolation/worktree.ts";
 import { worktreeFeasibility } from "../../resolve/explain.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
 import { useColor } from "./list-command.ts";
-import type { RequestFlagOptions } from "./main.ts";
+import type { RequestFlagOptions } from "./options.ts";
 import { buildCliResolveInput, cliDirs } from "./request-context.ts";
 
 /** Options of `cadre prompt`: the request flags plus the parent's prompt file. */

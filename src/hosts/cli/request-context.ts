@@ -15,7 +15,7 @@ import { createModelCatalog } from "../../runtime/pi/model-catalog.ts";
 import { piDefaults } from "../../runtime/pi/pi-defaults.ts";
 import { type CliIo, UsageError } from "./io.ts";
 import { cliHome } from "./list-command.ts";
-import type { RequestFlagOptions } from "./main.ts";
+import type { RequestFlagOptions } from "./options.ts";
 
 /** `~` at the start of a path means the home directory (pi's convention for its agent dir). */
 function expandHome(path: string, home: string): string {

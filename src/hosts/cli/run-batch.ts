@@ -14,7 +14,7 @@ import type { SpawnRequest } from "../../resolve/types.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import { type CliIo, UsageError } from "./io.ts";
 import { requestFromJson } from "./request-context.ts";
-import { endNotes, exitCode, fullResult, refusalOf, type RunCommandOptions, type RunRefusal, type RunSession } from "./run-command.ts";
+import { endNotes, exitCode, fullResult, refusalOf, type RunCommandOptions, type RunRefusal, type RunSession } from "./run-session.ts";
 import { runTotals } from "./run-progress.ts";
 
 /** The largest batch file read. */

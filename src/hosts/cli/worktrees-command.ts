@@ -8,7 +8,7 @@ import { safeFields } from "../../core/terminal-text.ts";
 import { type AdminFailure, applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../isolation/worktree-admin.ts";
 import { renderApply, renderClean, renderListing } from "../../isolation/worktree-report.ts";
 import { EXIT_FAILED, EXIT_OK, type CliIo, UsageError } from "./io.ts";
-import type { CommonOptions } from "./main.ts";
+import type { CommonOptions } from "./options.ts";
 
 /** Runs one `cadre worktrees` action and returns the exit code. */
 export async function runWorktrees(

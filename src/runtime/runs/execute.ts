@@ -1,0 +1,139 @@
+/**
+ * A started run, from its child session's creation to its end: the `cadre:started` event, the
+ * child's events folded into the record (turns, tools, usage, context, the `max_turns` warning),
+ * messages buffered before the first turn, the contract check, and the terminal state.
+ */
+import type { ChildEvent } from "../pi/child-events.ts";
+import type { ChildHandle } from "../pi/child-session.ts";
+import { keepContract } from "./contract-repair.ts";
+import { changed, eventPayload } from "./events.ts";
+import { finish, undelivered } from "./finish.ts";
+import { save } from "./persistence.ts";
+import type { Internal, RegistryState } from "./state.ts";
+import type { TerminalState } from "./types.ts";
+
+/** The child's last answer, as far as the run saw it. */
+type Seen = { last: { stopReason: string; errorMessage: string | null } | null };
+
+/** Runs a started run to its end; the limiter's slot (if any) is held until it is terminal (isolation finished, events out). */
+export async function execute(registry: RegistryState, internal: Internal, release: (() => void) | null): Promise<void> {
+	try {
+		if (!internal.finished) await runToEnd(registry, internal);
+	} finally {
+		release?.();
+	}
+}
+
+/** The run is running: recorded, saved, announced. */
+function markStarted(registry: RegistryState, internal: Internal): void {
+	const run = internal.record;
+	run.state = "running";
+	run.startedAt = Date.now();
+	run.lastEventAt = run.startedAt;
+	run.activity = "starting";
+	save(registry, internal);
+	registry.options.emit("cadre:started", eventPayload(run));
+	changed(registry, run);
+}
+
+/** Folds one child event into the run's record. */
+function onChildEvent(registry: RegistryState, internal: Internal, child: ChildHandle, event: ChildEvent, seen: Seen, deliver: (message: string) => void): void {
+	const run = internal.record;
+	const maxTurns = run.config.maxTurns;
+	run.lastEventAt = Date.now();
+	switch (event.type) {
+		case "turn_start":
+			run.activity = "thinking";
+			run.currentTool = null;
+			if (event.turn === 1) for (const message of internal.buffered.splice(0)) deliver(message);
+			break;
+		case "turn_end":
+			run.usage = child.usage();
+			if (run.lastEventAt - internal.savedAt >= registry.progressSaveMs) save(registry, internal);
+			run.context = child.contextUsage();
+			// The ceiling itself is enforced in the child (runtime/pi/capability-guard.ts, terminate).
+			if (maxTurns !== null && event.toolCalls > 0) {
+				if (event.turn === maxTurns - 2) deliver(registry.warning(2));
+				if (event.turn >= maxTurns) run.limitReached = true;
+			}
+			break;
+		case "tool_start":
+			// Live totals (the answer that asked for the tool is recorded by now), so
+			// /subagents and the service show tokens while the run goes on.
+			run.usage = child.usage();
+			run.toolUses++;
+			run.activity = `tool ${event.toolName}`;
+			run.currentTool = { name: event.toolName, args: event.args };
+			break;
+		case "assistant":
+			// A turn is one model answer; an answer aborted before it began, or a failed one
+			// (pi retries it, or the run fails), is none.
+			if (event.stopReason !== "aborted" && event.stopReason !== "error") run.turns++;
+			seen.last = event;
+			break;
+		default:
+			break;
+	}
+	internal.onProgress?.(run, event);
+	changed(registry, run);
+}
+
+/** How a child that settled ended the run. */
+function endOf(internal: Internal, seen: Seen): { state: TerminalState; error: string | null } {
+	const last = seen.last;
+	if (internal.aborted) return { state: "aborted", error: null };
+	if (internal.stopRequested) return { state: "stopped", error: null };
+	if (internal.record.limitReached) return { state: "completed", error: null };
+	if (last?.stopReason === "error") return { state: "failed", error: last.errorMessage ?? "the model request failed" };
+	if (last?.stopReason === "aborted") return { state: "aborted", error: null };
+	return { state: "completed", error: null };
+}
+
+/** Drives the child through its prompt (and a repair turn); null when it was stopped before the prompt. */
+async function driveChild(registry: RegistryState, internal: Internal): Promise<{ state: TerminalState; error: string | null } | null> {
+	const run = internal.record;
+	const child = await internal.plan.createChild(run, internal.cwd, internal.resumeFile);
+	internal.child = child;
+	run.transcript = child.transcript;
+	save(registry, internal);
+	if (internal.stopRequested || internal.aborted) {
+		await finish(registry, internal, internal.aborted ? "aborted" : "stopped", null);
+		return null;
+	}
+	const maxTurns = run.config.maxTurns;
+	// With max_turns ≤ 2, "two turns before the ceiling" is the start: warn before the first request.
+	if (maxTurns !== null && maxTurns <= 2) internal.buffered.push(registry.warning(maxTurns));
+	/** A message accepted earlier that pi refuses now (e.g. it names a command of the child's extensions). */
+	const deliver = (message: string) =>
+		void child.steer(message).catch((cause: unknown) => {
+			const why = cause instanceof Error ? cause.message : String(cause);
+			run.diagnostics.push(undelivered(message, why, "steer it again in words the child reads as a message (not one of its commands)"));
+		});
+	const seen: Seen = { last: null };
+	const unsubscribe = child.subscribe((event) => onChildEvent(registry, internal, child, event, seen, deliver));
+	try {
+		await child.run(run.prompt);
+		const ended = seen.last?.stopReason;
+		if (!internal.aborted && !internal.stopRequested && ended !== "error" && ended !== "aborted") await keepContract(internal, child);
+	} finally {
+		unsubscribe();
+	}
+	return endOf(internal, seen);
+}
+
+async function runToEnd(registry: RegistryState, internal: Internal): Promise<void> {
+	// Stopped (or its parent call aborted) before it could be cancelled in the queue — a stop from
+	// a `cadre:created` listener comes before the run is queued at all: it ends here, never started.
+	if (internal.stopRequested || internal.aborted) {
+		await finish(registry, internal, internal.stopRequested ? "stopped" : "aborted", internal.stopRequested ? null : "aborted by the parent");
+		return;
+	}
+	markStarted(registry, internal);
+	let end: { state: TerminalState; error: string | null } | null;
+	try {
+		end = await driveChild(registry, internal);
+	} catch (cause) {
+		end = { state: internal.aborted ? "aborted" : "failed", error: cause instanceof Error ? cause.message : String(cause) };
+	}
+	if (end) await finish(registry, internal, end.state, end.error);
+}

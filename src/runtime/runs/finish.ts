@@ -1,0 +1,91 @@
+/**
+ * How a run ends, once: what its child leaves (text, usage, transcript, structured result,
+ * unread steers, extension errors), the isolation wrap-up, the final state (a user stop wins any
+ * race with finishing), the last record write, then the terminal event.
+ */
+import type { Diagnostic } from "../../core/diagnostics.ts";
+import { checkContract, hasContract } from "../contract.ts";
+import type { ChildHandle } from "../pi/child-session.ts";
+import { changed, eventPayload, quietly } from "./events.ts";
+import { saveEnd } from "./persistence.ts";
+import type { Internal, RegistryState } from "./state.ts";
+import type { TerminalState } from "./types.ts";
+
+const STOPPED = "stopped by the user or the parent session";
+
+/** A stopped run's error: why it stopped, and how it was ending when the stop won (`state`, `error`). */
+function stoppedError(state: TerminalState, error: string | null): string {
+	if (state === "stopped") return error ?? STOPPED;
+	return error ? `${STOPPED}; it had ${state}: ${error}` : STOPPED;
+}
+
+/** A `steer-undelivered` diagnostic: a steered message the child's session refused. */
+export function undelivered(message: string, why: string, hint: string): Diagnostic {
+	const shown = message.length > 80 ? `${message.slice(0, 79)}…` : message;
+	return {
+		severity: "warning",
+		file: null,
+		line: null,
+		column: null,
+		code: "steer-undelivered",
+		message: `the message ${JSON.stringify(shown)} steered to it was not delivered: ${why}`,
+		hint,
+	};
+}
+
+/** Takes into the record what the ended child leaves, then releases it. */
+async function collectChild(internal: Internal, child: ChildHandle, final: TerminalState): Promise<void> {
+	const run = internal.record;
+	// A message steered after the child's last turn stays unread; a stopped run's are moot.
+	const unread = final === "stopped" ? [] : await child.unread().catch(() => []);
+	const hint = "resume the run with the message to give it to the child";
+	for (const message of unread) run.diagnostics.push(undelivered(message, "it came after the child's last turn", hint));
+	run.usage = child.usage();
+	run.text = child.lastText();
+	run.transcript = child.transcript ?? run.transcript;
+	const submitted = child.structured();
+	if (submitted && "value" in submitted) run.structured = submitted.value;
+	// A run that did not complete is checked as it ended, without a repair turn.
+	if (run.contract === null && hasContract(run.config)) {
+		run.contract = checkContract(run.config, { cwd: internal.cwd, answer: run.text, structured: submitted });
+		if (!run.contract.ok) run.contract.repair = { steered: false, worked: false, skipped: `the run ended ${final}` };
+	}
+	run.diagnostics.push(...child.diagnostics());
+	try {
+		child.dispose();
+	} catch {
+		// disposing a failed session must not hide the result
+	}
+	internal.child = null;
+}
+
+/** Ends a run in `state` (or stopped, when a stop was asked) with `error`; a second call does nothing. */
+export async function finish(registry: RegistryState, internal: Internal, state: TerminalState, error: string | null): Promise<void> {
+	if (internal.finished) return;
+	internal.finished = true;
+	const run = internal.record;
+	// A user stop wins any race with a finishing run.
+	const final: TerminalState = internal.stopRequested ? "stopped" : state;
+	const child = internal.child;
+	if (child) await collectChild(internal, child, final);
+	run.error = final === "stopped" ? stoppedError(state, error) : error;
+	try {
+		run.isolation = (await registry.isolation.finish(run, final)) ?? run.isolation;
+	} catch (cause) {
+		run.isolation = { ...(run.isolation ?? {}), error: cause instanceof Error ? cause.message : String(cause) };
+	}
+	await internal.writing;
+	// A stop that arrived while isolation was wrapping up still wins (the run was not terminal).
+	run.state = internal.stopRequested ? "stopped" : final;
+	if (run.state !== final) run.error = stoppedError(state, error);
+	run.endedAt = Date.now();
+	run.activity = run.state;
+	run.currentTool = null;
+	// Written before the terminal event: whoever reacts to it (or a session started next) reads the end.
+	saveEnd(registry, internal);
+	// A host callback that throws must not keep the run from settling or its slot from coming back.
+	quietly(() => registry.options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run)));
+	quietly(() => registry.options.onTerminal?.(run));
+	changed(registry, run);
+	internal.resolveDone(run);
+}

@@ -1,0 +1,109 @@
+/**
+ * The registry's one plain state: every run of this process with what only the registry knows of
+ * it ({@link Internal}), the earlier processes' records, the limiter, the options and the
+ * defaults drawn from them. The other parts of src/runtime/runs/ are functions over it.
+ */
+import type { ChildHandle, ChildUsage } from "../pi/child-session.ts";
+import { createLimiter, type Limiter } from "../limiter.ts";
+import type { IsolationHooks, ProgressListener, RecordWriter, RunRecord, RunRegistryOptions, SpawnPlan } from "./types.ts";
+
+
+/** No isolation: effective `isolation: worktree` runs this no-op until the worktree hook exists. */
+export const noIsolation: IsolationHooks = {
+	prepare: async () => ({ cwd: null, report: null }),
+	finish: async () => null,
+};
+
+/** What the registry keeps of one run of this process beside its record. */
+export interface Internal {
+	record: RunRecord;
+	child: ChildHandle | null;
+	stopRequested: boolean;
+	aborted: boolean;
+	buffered: string[];
+	cancelQueued: (() => boolean) | null;
+	done: Promise<RunRecord>;
+	resolveDone: (run: RunRecord) => void;
+	finished: boolean;
+	plan: SpawnPlan;
+	cwd: string;
+	resumeFile: string | null;
+	onProgress: ProgressListener | undefined;
+	/** When the record was last asked to be saved (epoch ms). */
+	savedAt: number;
+	/** The record write waiting or in flight, and whether the run changed since it began. */
+	saveTimer: NodeJS.Timeout | null;
+	writing: Promise<void> | null;
+	dirty: boolean;
+}
+
+export const ZERO_USAGE: ChildUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+
+/** Everything the registry of one parent session holds. */
+export interface RegistryState {
+	options: RunRegistryOptions;
+	/** This process's runs, in creation order. */
+	runs: Map<string, Internal>;
+	/** Runs of earlier processes of this parent session (listed, fetched, resumed; never driven). */
+	earlier: Map<string, RunRecord>;
+	records: RecordWriter | undefined;
+	progressSaveMs: number;
+	saveDelayMs: number;
+	/**
+	 * Ended runs whose last write failed (the directory was unwritable for a while): written again
+	 * after the next write that works and at the session's end, so the records agree with the runs.
+	 */
+	unsaved: Set<Internal>;
+	/** The parent session ended (`stopAll`): a spawn that was still preparing is stopped at once. */
+	closed: boolean;
+	limiter: Limiter;
+	isolation: IsolationHooks;
+	/** The warning sent two turns before `max_turns`. */
+	warning: (remaining: number) => string;
+}
+
+/** The registry's state for `options`, with no run yet. */
+export function createRegistryState(options: RunRegistryOptions): RegistryState {
+	return {
+		options,
+		runs: new Map(),
+		earlier: new Map((options.earlier ?? []).map((run) => [run.id, run])),
+		records: options.records,
+		progressSaveMs: options.progressSaveMs ?? 2000,
+		saveDelayMs: options.saveDelayMs ?? 50,
+		unsaved: new Set(),
+		closed: false,
+		limiter: createLimiter(options.maxConcurrent),
+		isolation: options.isolation ?? noIsolation,
+		warning:
+			options.turnWarning ??
+			((remaining: number) =>
+				`[cadre] You have ${remaining} turn${remaining === 1 ? "" : "s"} left before your turn limit. Finish your work and give your final answer now.`),
+	};
+}
+
+/** A short id that is a valid git ref component: `<type>-<base36>`. */
+export function newRunId(type: string, taken: (id: string) => boolean): string {
+	const slug =
+		type
+			.toLowerCase()
+			.replace(/[^a-z0-9-]+/g, "-")
+			.replace(/^-+|-+$/g, "")
+			.slice(0, 24) || "agent";
+	for (;;) {
+		const id = `${slug}-${Math.random().toString(36).slice(2, 8)}`;
+		if (!taken(id)) return id;
+	}
+}
+
+/** The first run of the resume chain `id` belongs to, as far as `get` knows the chain (bounded). */
+export function chainRoot(id: string, get: (id: string) => RunRecord | undefined): string {
+	let root = id;
+	for (let step = 0; step < 1000; step++) {
+		const up = get(root)?.resumeOf;
+		if (!up) break;
+		root = up;
+	}
+	return root;
+}
+
