@@ -3,30 +3,26 @@
  * headless parent `cadre run` creates through the SDK adapter (ADR 0090) both call this, so a run
  * from the command line is planned, started, isolated, recorded and reported exactly as one from
  * the `subagent` tool. Holds the parent's run registry (records on disk, worktree isolation, the
- * limiter), the extensions its children load, the parent snapshot and the resume claims.
+ * limiter), the extensions its children load, the parent snapshot (parent-snapshot.ts) and the
+ * resume claims.
  */
 import { existsSync } from "node:fs";
 import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext, Skill } from "@earendil-works/pi-coding-agent";
 import { normalizeThinking } from "../../core/values.ts";
 import { findGitRoot } from "../../files/discovery.ts";
 import type { LoadResult } from "../../files/types.ts";
-import { parentPromptOptionsFromPi } from "../../prompt/pi-options.ts";
-import type { ParentPrompt } from "../../prompt/types.ts";
-import { builtinToolNames } from "../../resolve/tools.ts";
 import type { ParentFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
-import { builtinToolGuidance } from "../../runtime/pi/tool-guidance.ts";
 import { type ChildExtensionSet, discoverChildExtensions } from "../../runtime/pi/child-extensions.ts";
-import { childMessages } from "../../runtime/pi/conversation.ts";
 import { createChildSession } from "../../runtime/pi/child-session.ts";
 import { parentModelRuntime, transcriptDir } from "../../runtime/pi/parent-session.ts";
-import { piDocPaths } from "../../runtime/pi/pi-defaults.ts";
 import { withAvailableModels } from "../../runtime/pi/model-catalog.ts";
 import { recordWriter } from "../../runtime/run-store.ts";
 import { resultTool } from "../../runtime/structured-result.ts";
 import { chainRoot, createRunRegistry, type ProgressListener, type RunRecord, type RunRegistry, type RunRegistryOptions } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../isolation/worktree-hooks.ts";
 import { SPAWN_TOOLS } from "./tool-names.ts";
-import { loadFor, type ParentSnapshot, planSpawn } from "./plan.ts";
+import { type ChildFactory, loadFor, type ParentSnapshot, planSpawn } from "./plan.ts";
+import { parentSnapshot } from "./parent-snapshot.ts";
 
 /** Options for {@link createSpawner}. */
 export interface SpawnerOptions {
@@ -78,41 +74,34 @@ export interface Spawner {
 	loaded(): LoadResult | null;
 }
 
-/** The user and assistant text of the parent's current branch, last `maxChars` (inherit_context). */
-function conversationText(ctx: ExtensionContext, maxChars = 8000): string | null {
-	const messages = ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
-	const parts: string[] = [];
-	for (const message of childMessages(messages)) {
-		if (message.role !== "user" && message.role !== "assistant") continue;
-		if (message.text.trim()) parts.push(`${message.role}: ${message.text.trim()}`);
-	}
-	const text = parts.join("\n\n");
-	return text ? text.slice(-maxChars) : null;
+/** What one parent's spawner holds. */
+interface SpawnerState {
+	options: SpawnerOptions;
+	registry: RunRegistry;
+	/** The files as last loaded (at creation, then at every spawn). */
+	lastLoaded: LoadResult | null;
+	/** Runs being resumed right now: a second resume would append to the same transcript. */
+	resuming: Set<string>;
+	/** The extensions children load, discovered once. */
+	childExtensionSet: Promise<ChildExtensionSet> | null;
+	/** The git root of each cwd seen, found once per cwd. */
+	repoRoots: Map<string, string | null>;
 }
 
-/** The spawner of one parent session. */
-export function createSpawner(options: SpawnerOptions): Spawner {
-	const { pi, agentDir, homeDir } = options;
-	const repoRoots = new Map<string, string | null>();
-	/** The git root of a cwd, found once per cwd by walking the file system (no git subprocess). */
-	const repoRootOf = (cwd: string) => {
-		if (!repoRoots.has(cwd)) repoRoots.set(cwd, findGitRoot(cwd));
-		return repoRoots.get(cwd) ?? null;
-	};
-	const safeLoad = () => {
-		const ctx = options.ctx();
-		try {
-			return loadFor({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: ctx.isProjectTrusted() });
-		} catch {
-			return null;
-		}
-	};
+/** The files for the parent's cwd, or null when they cannot be loaded. */
+function safeLoad(options: SpawnerOptions): LoadResult | null {
+	const ctx = options.ctx();
+	try {
+		return loadFor({ cwd: ctx.cwd, agentDir: options.agentDir, homeDir: options.homeDir, projectTrusted: ctx.isProjectTrusted() });
+	} catch {
+		return null;
+	}
+}
+
+/** The parent's run registry: records next to the transcripts (ADR 0068), worktree isolation. */
+function parentRegistry(options: SpawnerOptions, loaded: LoadResult | null, lastLoaded: () => LoadResult | null): RunRegistry {
+	const { agentDir } = options;
 	const initial = options.ctx();
-	const loaded = safeLoad();
-	let lastLoaded = loaded;
-	/** Runs being resumed right now: a second resume would append to the same transcript. */
-	const resuming = new Set<string>();
-	let childExtensionSet: Promise<ChildExtensionSet> | null = null;
 	const registry: RunRegistry = createRunRegistry({
 		maxConcurrent: loaded?.settings.maxConcurrent.value ?? 4,
 		parentSession: initial.sessionManager.getSessionId(),
@@ -123,7 +112,7 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 			agentDir,
 			parentCwd: initial.cwd,
 			// Asked while the run is prepared, right after `startPlanned` re-read the files for this spawn.
-			settings: () => lastLoaded?.settings.worktree ?? { baseDir: null, allowSharedFallback: false },
+			settings: () => lastLoaded()?.settings.worktree ?? { baseDir: null, allowSharedFallback: false },
 			childCwd: (run) => run.plannedCwd,
 			touchedByParent: (since) => options.touchedByParent?.(since) ?? new Set(),
 			chainRoot: (id) => chainRoot(id, (run) => registry.get(run)),
@@ -132,148 +121,153 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 		onTerminal: options.onTerminal,
 		onChange: options.onChange,
 	});
+	return registry;
+}
 
-	const childExtensions = () => {
-		if (!childExtensionSet) {
-			const ctx = options.ctx();
-			const discover =
-				options.childExtensions ??
-				(() =>
-					discoverChildExtensions({
-						cwd: ctx.cwd,
-						agentDir,
-						projectTrusted: ctx.isProjectTrusted(),
-						exclude: safeLoad()?.settings.childExtensions.exclude ?? [],
-					}));
-			childExtensionSet = discover().catch(() => ({ paths: [], excluded: [] }));
-		}
-		return childExtensionSet;
-	};
-
-	const snapshot = (set: ChildExtensionSet): ParentSnapshot => {
+/** The extensions children load: the host's, else discovered once for the parent as pi would. */
+function childExtensions(state: SpawnerState): Promise<ChildExtensionSet> {
+	const { options } = state;
+	if (!state.childExtensionSet) {
 		const ctx = options.ctx();
-		const promptOptions = options.promptOptions();
-		const builtins = builtinToolNames();
-		const excluded = new Set(set.excluded);
-		const extensionTools = pi
-			.getAllTools()
-			.filter((tool) => !builtins.includes(tool.name) && !SPAWN_TOOLS.has(tool.name) && !excluded.has(tool.sourceInfo.path))
-			.map((tool) => tool.name)
-			.sort();
-		// Before the parent's first prompt (a service spawn) pi has handed no prompt options yet:
-		// pi's own guidance for its built-in tools stands in.
-		const guidance = promptOptions
-			? { snippets: promptOptions.toolSnippets ?? {}, guidelines: promptOptions.toolGuidelines ?? {} }
-			: builtinToolGuidance(ctx.cwd);
-		const prompt: ParentPrompt = promptOptions
-			? { kind: "options", options: parentPromptOptionsFromPi(promptOptions, piDocPaths()) }
-			: { kind: "text", text: ctx.getSystemPrompt(), source: "pi" };
-		const facts: ParentFacts = {
-			cwd: ctx.cwd,
-			model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
-			thinking: normalizeThinking(pi.getThinkingLevel()) ?? "medium",
-			activeTools: pi.getActiveTools().filter((name) => !SPAWN_TOOLS.has(name)),
-			toolUniverse: [...builtins, ...new Set(extensionTools)],
-			repoRoot: repoRootOf(ctx.cwd),
-		};
-		return {
-			cwd: ctx.cwd,
-			agentDir,
-			homeDir,
-			projectTrusted: ctx.isProjectTrusted(),
-			facts: options.facts ? options.facts(facts) : facts,
-			prompt,
-			toolSnippets: { ...guidance.snippets },
-			toolGuidelines: Object.fromEntries(Object.entries(guidance.guidelines).map(([k, v]) => [k, [...v]])),
-			conversation: () => conversationText(ctx),
-		};
-	};
+		const discover =
+			options.childExtensions ??
+			(() =>
+				discoverChildExtensions({
+					cwd: ctx.cwd,
+					agentDir: options.agentDir,
+					projectTrusted: ctx.isProjectTrusted(),
+					exclude: safeLoad(options)?.settings.childExtensions.exclude ?? [],
+				}));
+		state.childExtensionSet = discover().catch(() => ({ paths: [], excluded: [] }));
+	}
+	return state.childExtensionSet;
+}
 
-	const startPlanned = async (request: SpawnRequest, resumeId: string | null, startOptions: StartOptions) => {
-		const ctx = options.ctx();
-		const set = await childExtensions();
-		const parent = snapshot(set);
-		const source = resumeId ? registry.get(resumeId) : undefined;
-		const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
-		if (resumeId && source && !source.transcript) throw new Error(`Spawn refused (resume-refused): run ${resumeId} has no transcript to continue.`);
-		if (resumeId && source?.transcript && !existsSync(source.transcript)) {
-			throw new Error(`Spawn refused (resume-refused): the transcript of run ${resumeId} (${source.transcript}) is gone; it cannot be continued.`);
-		}
-		const skills = (options.promptOptions()?.skills ?? []) as Skill[];
-		const projectTrusted = ctx.isProjectTrusted();
-		const loadedNow = loadFor({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted });
-		// Definitions are re-read at every spawn.
-		lastLoaded = loadedNow;
-		options.onLoaded?.(loadedNow);
-		const runtime = parentModelRuntime(ctx);
-		const sessionDir = transcriptDir(ctx, agentDir);
-		// A run of the session this one was forked from continues in a copy of its transcript (ADR 0069).
-		const forkFile = source?.transcript && source.parentSession !== ctx.sessionManager.getSessionId() ? source.transcript : undefined;
-		// pi's availability check may not have landed yet: a provider it does not list is checked first.
-		const plan = await withAvailableModels(runtime, parent.facts.model, (models) =>
-			planSpawn({
-				request,
-				parent,
-				models,
-				loaded: loadedNow,
-				resumeFrom: stored,
-				createChild: (child) => {
-					const allowed = new Set(child.tools.filter((name) => !SPAWN_TOOLS.has(name)));
-					return createChildSession({
-						modelRuntime: runtime,
-						model: child.model,
-						thinkingLevel: normalizeThinking(child.thinking) ?? "off",
-						cwd: child.cwd,
-						settingsCwd: ctx.cwd,
-						agentDir,
-						projectTrusted,
-						systemPrompt: child.systemPrompt,
-						skills,
-						tools: [...allowed],
-						extensionPaths: set.paths,
-						guard: (name) =>
-							allowed.has(name)
-								? null
-								: `cadre: "${name}" is outside this sub-agent's tools (${[...allowed].join(", ") || "none"}); the call was refused.`,
-						sessionDir,
-						resumeFile: child.resumeFile ?? undefined,
-						forkFile,
-						turnLimit: child.maxTurns,
-						resultTool: child.outputSchema ? resultTool(child.outputSchema) : null,
-					});
-				},
-			}),
-		);
-		registry.setMaxConcurrent(loadedNow.settings.maxConcurrent.value);
-		const background = startOptions.background ?? (request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground);
-		return registry.spawn(plan, {
-			background,
-			signal: background ? undefined : startOptions.signal,
-			onProgress: startOptions.onProgress,
-			resumeFile: forkFile ? null : (source?.transcript ?? null),
+/** What the parent has now, with the given child extension set. */
+function snapshot(state: SpawnerState, set: ChildExtensionSet): ParentSnapshot {
+	const { options } = state;
+	/** The git root of a cwd, found once per cwd by walking the file system (no git subprocess). */
+	const repoRootOf = (cwd: string) => {
+		if (!state.repoRoots.has(cwd)) state.repoRoots.set(cwd, findGitRoot(cwd));
+		return state.repoRoots.get(cwd) ?? null;
+	};
+	const facts = options.facts ? (found: ParentFacts) => options.facts?.(found) ?? found : undefined;
+	return parentSnapshot({ pi: options.pi, ctx: options.ctx(), promptOptions: options.promptOptions(), agentDir: options.agentDir, homeDir: options.homeDir, repoRootOf, facts }, set);
+}
+
+/** What a child session of this parent is made from, beside what the plan decides. */
+interface ChildSessionBase {
+	ctx: ExtensionContext;
+	runtime: ReturnType<typeof parentModelRuntime>;
+	agentDir: string;
+	projectTrusted: boolean;
+	skills: Skill[];
+	set: ChildExtensionSet;
+	sessionDir: string;
+	forkFile: string | undefined;
+}
+
+/** Creates a planned child's session: its tools (never the spawn tools), the guard, the transcript. */
+function childFactory(base: ChildSessionBase): ChildFactory {
+	return (child) => {
+		const allowed = new Set(child.tools.filter((name) => !SPAWN_TOOLS.has(name)));
+		return createChildSession({
+			modelRuntime: base.runtime,
+			model: child.model,
+			thinkingLevel: normalizeThinking(child.thinking) ?? "off",
+			cwd: child.cwd,
+			settingsCwd: base.ctx.cwd,
+			agentDir: base.agentDir,
+			projectTrusted: base.projectTrusted,
+			systemPrompt: child.systemPrompt,
+			skills: base.skills,
+			tools: [...allowed],
+			extensionPaths: base.set.paths,
+			guard: (name) =>
+				allowed.has(name) ? null : `cadre: "${name}" is outside this sub-agent's tools (${[...allowed].join(", ") || "none"}); the call was refused.`,
+			sessionDir: base.sessionDir,
+			resumeFile: child.resumeFile ?? undefined,
+			forkFile: base.forkFile,
+			turnLimit: child.maxTurns,
+			resultTool: child.outputSchema ? resultTool(child.outputSchema) : null,
 		});
 	};
+}
 
+/** The run `resumeId` names, refused when its transcript cannot be continued. */
+function resumeSource(state: SpawnerState, resumeId: string | null): RunRecord | undefined {
+	const source = resumeId ? state.registry.get(resumeId) : undefined;
+	if (resumeId && source && !source.transcript) throw new Error(`Spawn refused (resume-refused): run ${resumeId} has no transcript to continue.`);
+	if (resumeId && source?.transcript && !existsSync(source.transcript)) {
+		throw new Error(`Spawn refused (resume-refused): the transcript of run ${resumeId} (${source.transcript}) is gone; it cannot be continued.`);
+	}
+	return source;
+}
+
+/** Plans a request over freshly read files and the live catalog, and starts it in the registry. */
+async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId: string | null, startOptions: StartOptions) {
+	const { options, registry } = state;
+	const { agentDir, homeDir } = options;
+	const ctx = options.ctx();
+	const set = await childExtensions(state);
+	const parent = snapshot(state, set);
+	const source = resumeSource(state, resumeId);
+	const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
+	const skills = (options.promptOptions()?.skills ?? []) as Skill[];
+	const projectTrusted = ctx.isProjectTrusted();
+	const loadedNow = loadFor({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted });
+	// Definitions are re-read at every spawn.
+	state.lastLoaded = loadedNow;
+	options.onLoaded?.(loadedNow);
+	const runtime = parentModelRuntime(ctx);
+	const sessionDir = transcriptDir(ctx, agentDir);
+	// A run of the session this one was forked from continues in a copy of its transcript (ADR 0069).
+	const forkFile = source?.transcript && source.parentSession !== ctx.sessionManager.getSessionId() ? source.transcript : undefined;
+	const createChild = childFactory({ ctx, runtime, agentDir, projectTrusted, skills, set, sessionDir, forkFile });
+	// pi's availability check may not have landed yet: a provider it does not list is checked first.
+	const plan = await withAvailableModels(runtime, parent.facts.model, (models) =>
+		planSpawn({ request, parent, models, loaded: loadedNow, resumeFrom: stored, createChild }),
+	);
+	registry.setMaxConcurrent(loadedNow.settings.maxConcurrent.value);
+	const background = startOptions.background ?? (request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground);
+	return registry.spawn(plan, {
+		background,
+		signal: background ? undefined : startOptions.signal,
+		onProgress: startOptions.onProgress,
+		resumeFile: forkFile ? null : (source?.transcript ?? null),
+	});
+}
+
+/** Starts a request, claiming a resumed run first so two resumes in one message cannot both pass. */
+async function start(state: SpawnerState, request: SpawnRequest, startOptions: StartOptions) {
+	const resumeId = typeof request.resume === "string" ? request.resume : null;
+	// Claimed before the first await, so two resumes in one message cannot both pass.
+	if (resumeId !== null && state.resuming.has(resumeId)) {
+		throw new Error(`Spawn refused (resume-refused): run ${resumeId} is being resumed already; wait for that run to end, then resume it again.`);
+	}
+	if (resumeId !== null) state.resuming.add(resumeId);
+	try {
+		const started = await startPlanned(state, request, resumeId, startOptions);
+		if (resumeId !== null) void started.done.finally(() => state.resuming.delete(resumeId));
+		return started;
+	} catch (error) {
+		if (resumeId !== null) state.resuming.delete(resumeId);
+		throw error;
+	}
+}
+
+/** The spawner of one parent session. */
+export function createSpawner(options: SpawnerOptions): Spawner {
+	const loaded = safeLoad(options);
+	// The isolation hook asks for the files as last loaded, which the state holds once it exists.
+	let created: SpawnerState | undefined;
+	const registry = parentRegistry(options, loaded, () => (created ? created.lastLoaded : loaded));
+	created = { options, registry, lastLoaded: loaded, resuming: new Set(), childExtensionSet: null, repoRoots: new Map() };
 	return {
 		registry,
-		snapshot,
-		load: safeLoad,
-		loaded: () => lastLoaded,
-		async start(request, startOptions = {}) {
-			const resumeId = typeof request.resume === "string" ? request.resume : null;
-			// Claimed before the first await, so two resumes in one message cannot both pass.
-			if (resumeId !== null && resuming.has(resumeId)) {
-				throw new Error(`Spawn refused (resume-refused): run ${resumeId} is being resumed already; wait for that run to end, then resume it again.`);
-			}
-			if (resumeId !== null) resuming.add(resumeId);
-			try {
-				const started = await startPlanned(request, resumeId, startOptions);
-				if (resumeId !== null) void started.done.finally(() => resuming.delete(resumeId));
-				return started;
-			} catch (error) {
-				if (resumeId !== null) resuming.delete(resumeId);
-				throw error;
-			}
-		},
+		snapshot: (set) => snapshot(created, set),
+		load: () => safeLoad(options),
+		loaded: () => created.lastLoaded,
+		start: (request, startOptions = {}) => start(created, request, startOptions),
 	};
 }

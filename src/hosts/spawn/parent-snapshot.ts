@@ -1,0 +1,82 @@
+/**
+ * What a pi parent has now, as the plan takes it (ADR 0090): its cwd, model, thinking level,
+ * tools and tool universe, its prompt (pi's prompt options, or its prompt text before its first
+ * request) with pi's tool guidance, and its conversation for `inherit_context`.
+ */
+import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { normalizeThinking } from "../../core/values.ts";
+import { parentPromptOptionsFromPi } from "../../prompt/pi-options.ts";
+import type { ParentPrompt } from "../../prompt/types.ts";
+import { builtinToolNames } from "../../resolve/tools.ts";
+import type { ParentFacts } from "../../resolve/types.ts";
+import type { ChildExtensionSet } from "../../runtime/pi/child-extensions.ts";
+import { childMessages } from "../../runtime/pi/conversation.ts";
+import { piDocPaths } from "../../runtime/pi/pi-defaults.ts";
+import { builtinToolGuidance } from "../../runtime/pi/tool-guidance.ts";
+import type { ParentSnapshot } from "./plan.ts";
+import { SPAWN_TOOLS } from "./tool-names.ts";
+
+/** The parent a snapshot is taken of. */
+export interface SnapshotSource {
+	pi: ExtensionAPI;
+	ctx: ExtensionContext;
+	/** pi's structured prompt options of the parent's latest request, or null before its first. */
+	promptOptions: BuildSystemPromptOptions | null;
+	agentDir: string;
+	homeDir: string;
+	/** The git root of a cwd, or null. */
+	repoRootOf(cwd: string): string | null;
+	/** Adjusts the parent's facts (the CLI's flags). */
+	facts?(facts: ParentFacts): ParentFacts;
+}
+
+/** The user and assistant text of the parent's current branch, last `maxChars` (inherit_context). */
+function conversationText(ctx: ExtensionContext, maxChars = 8000): string | null {
+	const messages = ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
+	const parts: string[] = [];
+	for (const message of childMessages(messages)) {
+		if (message.role !== "user" && message.role !== "assistant") continue;
+		if (message.text.trim()) parts.push(`${message.role}: ${message.text.trim()}`);
+	}
+	const text = parts.join("\n\n");
+	return text ? text.slice(-maxChars) : null;
+}
+
+/** What the parent has now, with the given child extension set. */
+export function parentSnapshot(source: SnapshotSource, set: ChildExtensionSet): ParentSnapshot {
+	const { pi, ctx, promptOptions } = source;
+	const builtins = builtinToolNames();
+	const excluded = new Set(set.excluded);
+	const extensionTools = pi
+		.getAllTools()
+		.filter((tool) => !builtins.includes(tool.name) && !SPAWN_TOOLS.has(tool.name) && !excluded.has(tool.sourceInfo.path))
+		.map((tool) => tool.name)
+		.sort();
+	// Before the parent's first prompt (a service spawn) pi has handed no prompt options yet:
+	// pi's own guidance for its built-in tools stands in.
+	const guidance = promptOptions
+		? { snippets: promptOptions.toolSnippets ?? {}, guidelines: promptOptions.toolGuidelines ?? {} }
+		: builtinToolGuidance(ctx.cwd);
+	const prompt: ParentPrompt = promptOptions
+		? { kind: "options", options: parentPromptOptionsFromPi(promptOptions, piDocPaths()) }
+		: { kind: "text", text: ctx.getSystemPrompt(), source: "pi" };
+	const facts: ParentFacts = {
+		cwd: ctx.cwd,
+		model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
+		thinking: normalizeThinking(pi.getThinkingLevel()) ?? "medium",
+		activeTools: pi.getActiveTools().filter((name) => !SPAWN_TOOLS.has(name)),
+		toolUniverse: [...builtins, ...new Set(extensionTools)],
+		repoRoot: source.repoRootOf(ctx.cwd),
+	};
+	return {
+		cwd: ctx.cwd,
+		agentDir: source.agentDir,
+		homeDir: source.homeDir,
+		projectTrusted: ctx.isProjectTrusted(),
+		facts: source.facts ? source.facts(facts) : facts,
+		prompt,
+		toolSnippets: { ...guidance.snippets },
+		toolGuidelines: Object.fromEntries(Object.entries(guidance.guidelines).map(([k, v]) => [k, [...v]])),
+		conversation: () => conversationText(ctx),
+	};
+}
