@@ -179,6 +179,212 @@ function at(severity: Severity, file: string, pos: Pos, code: DiagnosticCode, me
 	return d;
 }
 
+/** One settings file being applied: where it is, what it writes into, and its diagnostics' shapes. */
+interface FileApply {
+	source: SettingsSource;
+	file: string;
+	settings: Settings;
+	diagnostics: Diagnostic[];
+	src(pos: Pos): string;
+	bad(val: RawValue, what: string, expects: string, hint?: string): void;
+	untrusted(field: RawField, what: string): void;
+	keptNarrower(field: RawField, message: string): void;
+	/** The entries of an object field, or null (reported) when it is not one. */
+	objectOf(field: RawField): RawField[] | null;
+}
+
+function fileApply(source: SettingsSource, settings: Settings, diagnostics: Diagnostic[]): FileApply {
+	const file = source.display;
+	const bad = (val: RawValue, what: string, expects: string, hint = "fix the value; until then it is ignored") =>
+		void diagnostics.push(at("error", file, val.pos, "bad-value", `${what} ${expects}: ${showValue(val.value)}`, hint));
+	return {
+		source,
+		file,
+		settings,
+		diagnostics,
+		src: (pos: Pos) => `settings:${file}:${pos.line}`,
+		bad,
+		untrusted: (field: RawField, what: string) =>
+			void diagnostics.push(
+				at("warning", file, field.keyPos, "untrusted-setting", `${what} in project settings is ignored: the project is not trusted`, `trust the project in pi, or move ${what} to the user settings`),
+			),
+		keptNarrower: (field: RawField, message: string) =>
+			void diagnostics.push(at("warning", file, field.keyPos, "untrusted-setting", message, "trust the project in pi, or change the user settings")),
+		objectOf: (field: RawField): RawField[] | null => {
+			if (field.val.fields) return field.val.fields;
+			bad(field.val, field.key, "expects an object");
+			return null;
+		},
+	};
+}
+
+const positiveInt = (val: RawValue, min: number) => typeof val.value === "number" && Number.isInteger(val.value) && val.value >= min;
+
+/** `models`: a model name per type, `inherit` to drop an earlier pin. */
+function applyModels(a: FileApply, field: RawField): void {
+	const { settings } = a;
+	for (const entry of a.objectOf(field) ?? []) {
+		const type = nameKey(entry.key);
+		if (typeof entry.val.value === "string" && entry.val.value.trim() !== "" && !isInherit(entry.val.value)) {
+			settings.models[type] = { value: entry.val.value.trim(), source: a.src(entry.keyPos) };
+			delete settings.invalidPins.models[type];
+		} else if (isInherit(entry.val.value)) {
+			delete settings.models[type];
+			delete settings.invalidPins.models[type];
+		} else {
+			settings.invalidPins.models[type] = { raw: entry.val.value, source: a.src(entry.keyPos) };
+			a.bad(entry.val, `models.${entry.key}`, "expects a model name (provider/id)");
+		}
+	}
+}
+
+/** `thinking`: a thinking level per type, `inherit` to drop an earlier pin. */
+function applyThinking(a: FileApply, field: RawField): void {
+	const { settings } = a;
+	for (const entry of a.objectOf(field) ?? []) {
+		const type = nameKey(entry.key);
+		const level = normalizeThinking(entry.val.value);
+		if (level !== null) {
+			settings.thinking[type] = { value: level, source: a.src(entry.keyPos), column: entry.keyPos.column };
+			delete settings.invalidPins.thinking[type];
+		} else if (isInherit(entry.val.value)) {
+			delete settings.thinking[type];
+			delete settings.invalidPins.thinking[type];
+		} else {
+			settings.invalidPins.thinking[type] = { raw: entry.val.value, source: a.src(entry.keyPos) };
+			a.bad(entry.val, `thinking.${entry.key}`, `is not one of ${THINKING_LEVELS.join(", ")}, inherit`);
+		}
+	}
+}
+
+/** `toggle`: types on or off; an untrusted project cannot undo the user's false. */
+function applyToggle(a: FileApply, field: RawField): void {
+	const { settings, source, file } = a;
+	for (const entry of a.objectOf(field) ?? []) {
+		const earlier = settings.toggle[nameKey(entry.key)];
+		if (typeof entry.val.value !== "boolean") a.bad(entry.val, `toggle.${entry.key}`, "expects true or false");
+		else if (entry.val.value && !source.trusted && earlier?.value === false && !earlier.source.startsWith(`settings:${file}:`)) {
+			// Disabling narrows access, enabling widens it: an untrusted project cannot undo the user's false.
+			a.keptNarrower(entry, `toggle.${entry.key}: true in project settings is ignored: the project is not trusted, and the user's settings disable ${entry.key}`);
+		} else settings.toggle[nameKey(entry.key)] = { value: entry.val.value, source: a.src(entry.keyPos) };
+	}
+}
+
+/** `toolKinds` (trusted only): a kind per extension tool. */
+function applyToolKinds(a: FileApply, field: RawField): void {
+	const entries = a.objectOf(field);
+	if (entries === null) return;
+	if (!a.source.trusted) {
+		a.untrusted(field, "toolKinds");
+		return;
+	}
+	for (const entry of entries) {
+		const kind = typeof entry.val.value === "string" ? entry.val.value.trim().toLowerCase() : null;
+		if (kind !== null && (TOOL_KINDS as readonly string[]).includes(kind)) a.settings.toolKinds[entry.key] = kind as ToolKind;
+		else a.bad(entry.val, `toolKinds.${entry.key}`, `is not one of ${TOOL_KINDS.join(", ")}`);
+	}
+}
+
+/** `childExtensions.exclude`: an untrusted project can add to the user's exclusions, never drop one. */
+function applyChildExtensions(a: FileApply, field: RawField): void {
+	const { settings, source } = a;
+	for (const entry of a.objectOf(field) ?? []) {
+		if (entry.key !== "exclude") {
+			a.diagnostics.push(unknown(a.file, entry, ["exclude"], "childExtensions"));
+		} else if (Array.isArray(entry.val.value) && entry.val.value.every((x) => typeof x === "string")) {
+			const written = (entry.val.value as string[]).map((x) => x.trim()).filter((x) => x !== "");
+			const before = settings.childExtensions.exclude;
+			// Exclusions narrow access: an untrusted project can add to the user's, never drop one.
+			const dropped = source.trusted ? [] : before.filter((name) => !written.includes(name));
+			const exclude = source.trusted ? written : [...before, ...written.filter((name) => !before.includes(name))];
+			settings.childExtensions = { exclude };
+			if (dropped.length > 0) {
+				a.keptNarrower(entry, `childExtensions.exclude in project settings cannot drop ${dropped.join(", ")}: the project is not trusted, so the user's exclusions stay`);
+			}
+		} else {
+			a.bad(entry.val, "childExtensions.exclude", "expects a list of package names");
+		}
+	}
+}
+
+/** `worktree`: where worktrees go and how they are made (security-relevant keys trusted only). */
+function applyWorktree(a: FileApply, field: RawField): void {
+	const { settings, source, bad, untrusted, src } = a;
+	for (const entry of a.objectOf(field) ?? []) {
+		if (entry.key === "baseDir") {
+			if (typeof entry.val.value !== "string" || entry.val.value.trim() === "") bad(entry.val, "worktree.baseDir", "expects a directory path");
+			else if (!source.trusted) untrusted(entry, "worktree.baseDir");
+			else settings.worktree.baseDir = entry.val.value.trim();
+		} else if (entry.key === "allowSharedFallback") {
+			if (typeof entry.val.value !== "boolean") bad(entry.val, "worktree.allowSharedFallback", "expects true or false");
+			else if (!source.trusted) untrusted(entry, "worktree.allowSharedFallback");
+			else settings.worktree.allowSharedFallback = entry.val.value;
+		} else if (!applyWorktreeKey(entry, source, settings.worktree, { bad, untrusted, src })) {
+			a.diagnostics.push(unknown(a.file, entry, WORKTREE_KEYS, "worktree"));
+		}
+	}
+}
+
+/** `ui.widget` and `contracts.repair`. */
+function applyUiAndContracts(a: FileApply, field: RawField): void {
+	const { settings } = a;
+	for (const entry of a.objectOf(field) ?? []) {
+		if (field.key === "ui") {
+			const mode = WIDGET_MODES.find((name) => name === entry.val.value);
+			if (entry.key !== "widget") a.diagnostics.push(unknown(a.file, entry, ["widget"], "ui"));
+			else if (mode) settings.ui = { widget: mode };
+			else a.bad(entry.val, "ui.widget", `is not one of ${WIDGET_MODES.join(", ")}`);
+		} else {
+			if (entry.key !== "repair") a.diagnostics.push(unknown(a.file, entry, ["repair"], "contracts"));
+			else if (typeof entry.val.value !== "boolean") a.bad(entry.val, "contracts.repair", "expects true or false");
+			else settings.contracts = { repair: entry.val.value };
+		}
+	}
+}
+
+/** The scalar top-level keys; false when `field` is not one. */
+function applyScalar(a: FileApply, field: RawField): boolean {
+	const { settings, bad, src } = a;
+	const val = field.val;
+	switch (field.key) {
+		case "maxConcurrent":
+			if (positiveInt(val, 1)) settings.maxConcurrent = { value: val.value as number, source: src(field.keyPos) };
+			else bad(val, "maxConcurrent", "expects a whole number of at least 1");
+			return true;
+		case "defaultMaxTurns":
+			if (positiveInt(val, 2)) settings.defaultMaxTurns = { value: val.value as number, source: src(field.keyPos) };
+			else bad(val, "defaultMaxTurns", "expects a whole number of at least 2");
+			return true;
+		case "defaultBackground":
+			if (typeof val.value === "boolean") settings.defaultBackground = { value: val.value, source: src(field.keyPos) };
+			else bad(val, "defaultBackground", "expects true or false");
+			return true;
+		case "maxResultChars":
+			if (positiveInt(val, 1)) settings.maxResultChars = val.value as number;
+			else bad(val, "maxResultChars", "expects a whole number of at least 1");
+			return true;
+		case "maxFileBytes":
+			return true; // settled before the entries (fileLimit)
+		case "strict":
+			if (typeof val.value === "boolean") settings.strict = val.value;
+			else bad(val, "strict", "expects true or false");
+			return true;
+		default:
+			return false;
+	}
+}
+
+const SECTIONS: Record<string, (a: FileApply, field: RawField) => void> = {
+	models: applyModels,
+	thinking: applyThinking,
+	toggle: applyToggle,
+	toolKinds: applyToolKinds,
+	childExtensions: applyChildExtensions,
+	worktree: applyWorktree,
+	ui: applyUiAndContracts,
+	contracts: applyUiAndContracts,
+};
+
 function applyFile(
 	source: SettingsSource,
 	fields: RawField[],
@@ -188,161 +394,14 @@ function applyFile(
 	origins: Map<EntryLayer, { file: string; pos: Pos }>,
 	diagnostics: Diagnostic[],
 ): void {
-	const file = source.display;
-	const src = (pos: Pos) => `settings:${file}:${pos.line}`;
-	const bad = (val: RawValue, what: string, expects: string, hint = "fix the value; until then it is ignored") =>
-		diagnostics.push(at("error", file, val.pos, "bad-value", `${what} ${expects}: ${showValue(val.value)}`, hint));
-	const untrusted = (field: RawField, what: string) =>
-		diagnostics.push(
-			at("warning", file, field.keyPos, "untrusted-setting", `${what} in project settings is ignored: the project is not trusted`, `trust the project in pi, or move ${what} to the user settings`),
-		);
-	const keptNarrower = (field: RawField, message: string) =>
-		diagnostics.push(at("warning", file, field.keyPos, "untrusted-setting", message, "trust the project in pi, or change the user settings"));
-	const objectOf = (field: RawField): RawField[] | null => {
-		if (field.val.fields) return field.val.fields;
-		bad(field.val, field.key, "expects an object");
-		return null;
-	};
-	const positiveInt = (val: RawValue, min: number) => typeof val.value === "number" && Number.isInteger(val.value) && val.value >= min;
-
+	const a = fileApply(source, settings, diagnostics);
 	for (const field of fields) {
-		const val = field.val;
-		switch (field.key) {
-			case "maxConcurrent":
-				if (positiveInt(val, 1)) settings.maxConcurrent = { value: val.value as number, source: src(field.keyPos) };
-				else bad(val, "maxConcurrent", "expects a whole number of at least 1");
-				break;
-			case "defaultMaxTurns":
-				if (positiveInt(val, 2)) settings.defaultMaxTurns = { value: val.value as number, source: src(field.keyPos) };
-				else bad(val, "defaultMaxTurns", "expects a whole number of at least 2");
-				break;
-			case "defaultBackground":
-				if (typeof val.value === "boolean") settings.defaultBackground = { value: val.value, source: src(field.keyPos) };
-				else bad(val, "defaultBackground", "expects true or false");
-				break;
-			case "maxResultChars":
-				if (positiveInt(val, 1)) settings.maxResultChars = val.value as number;
-				else bad(val, "maxResultChars", "expects a whole number of at least 1");
-				break;
-			case "maxFileBytes":
-				break; // settled before the entries (fileLimit)
-			case "strict":
-				if (typeof val.value === "boolean") settings.strict = val.value;
-				else bad(val, "strict", "expects true or false");
-				break;
-			case "models":
-				for (const entry of objectOf(field) ?? []) {
-					const type = nameKey(entry.key);
-					if (typeof entry.val.value === "string" && entry.val.value.trim() !== "" && !isInherit(entry.val.value)) {
-						settings.models[type] = { value: entry.val.value.trim(), source: src(entry.keyPos) };
-						delete settings.invalidPins.models[type];
-					} else if (isInherit(entry.val.value)) {
-						delete settings.models[type];
-						delete settings.invalidPins.models[type];
-					} else {
-						settings.invalidPins.models[type] = { raw: entry.val.value, source: src(entry.keyPos) };
-						bad(entry.val, `models.${entry.key}`, "expects a model name (provider/id)");
-					}
-				}
-				break;
-			case "thinking":
-				for (const entry of objectOf(field) ?? []) {
-					const type = nameKey(entry.key);
-					const level = normalizeThinking(entry.val.value);
-					if (level !== null) {
-						settings.thinking[type] = { value: level, source: src(entry.keyPos), column: entry.keyPos.column };
-						delete settings.invalidPins.thinking[type];
-					} else if (isInherit(entry.val.value)) {
-						delete settings.thinking[type];
-						delete settings.invalidPins.thinking[type];
-					} else {
-						settings.invalidPins.thinking[type] = { raw: entry.val.value, source: src(entry.keyPos) };
-						bad(entry.val, `thinking.${entry.key}`, `is not one of ${THINKING_LEVELS.join(", ")}, inherit`);
-					}
-				}
-				break;
-			case "toggle":
-				for (const entry of objectOf(field) ?? []) {
-					const earlier = settings.toggle[nameKey(entry.key)];
-					if (typeof entry.val.value !== "boolean") bad(entry.val, `toggle.${entry.key}`, "expects true or false");
-					else if (entry.val.value && !source.trusted && earlier?.value === false && !earlier.source.startsWith(`settings:${file}:`)) {
-						// Disabling narrows access, enabling widens it: an untrusted project cannot undo the user's false.
-						keptNarrower(entry, `toggle.${entry.key}: true in project settings is ignored: the project is not trusted, and the user's settings disable ${entry.key}`);
-					} else settings.toggle[nameKey(entry.key)] = { value: entry.val.value, source: src(entry.keyPos) };
-				}
-				break;
-			case "toolKinds": {
-				const entries = objectOf(field);
-				if (entries === null) break;
-				if (!source.trusted) {
-					untrusted(field, "toolKinds");
-					break;
-				}
-				for (const entry of entries) {
-					const kind = typeof entry.val.value === "string" ? entry.val.value.trim().toLowerCase() : null;
-					if (kind !== null && (TOOL_KINDS as readonly string[]).includes(kind)) settings.toolKinds[entry.key] = kind as ToolKind;
-					else bad(entry.val, `toolKinds.${entry.key}`, `is not one of ${TOOL_KINDS.join(", ")}`);
-				}
-				break;
-			}
-			case "childExtensions":
-				for (const entry of objectOf(field) ?? []) {
-					if (entry.key !== "exclude") {
-						diagnostics.push(unknown(file, entry, ["exclude"], "childExtensions"));
-					} else if (Array.isArray(entry.val.value) && entry.val.value.every((x) => typeof x === "string")) {
-						const written = (entry.val.value as string[]).map((x) => x.trim()).filter((x) => x !== "");
-						const before = settings.childExtensions.exclude;
-						// Exclusions narrow access: an untrusted project can add to the user's, never drop one.
-						const dropped = source.trusted ? [] : before.filter((name) => !written.includes(name));
-						const exclude = source.trusted ? written : [...before, ...written.filter((name) => !before.includes(name))];
-						settings.childExtensions = { exclude };
-						if (dropped.length > 0) {
-							keptNarrower(entry, `childExtensions.exclude in project settings cannot drop ${dropped.join(", ")}: the project is not trusted, so the user's exclusions stay`);
-						}
-					} else {
-						bad(entry.val, "childExtensions.exclude", "expects a list of package names");
-					}
-				}
-				break;
-			case "worktree":
-				for (const entry of objectOf(field) ?? []) {
-					if (entry.key === "baseDir") {
-						if (typeof entry.val.value !== "string" || entry.val.value.trim() === "") bad(entry.val, "worktree.baseDir", "expects a directory path");
-						else if (!source.trusted) untrusted(entry, "worktree.baseDir");
-						else settings.worktree.baseDir = entry.val.value.trim();
-					} else if (entry.key === "allowSharedFallback") {
-						if (typeof entry.val.value !== "boolean") bad(entry.val, "worktree.allowSharedFallback", "expects true or false");
-						else if (!source.trusted) untrusted(entry, "worktree.allowSharedFallback");
-						else settings.worktree.allowSharedFallback = entry.val.value;
-					} else if (!applyWorktreeKey(entry, source, settings.worktree, { bad, untrusted, src })) {
-						diagnostics.push(unknown(file, entry, WORKTREE_KEYS, "worktree"));
-					}
-				}
-				break;
-			case "ui":
-				for (const entry of objectOf(field) ?? []) {
-					const mode = WIDGET_MODES.find((name) => name === entry.val.value);
-					if (entry.key !== "widget") diagnostics.push(unknown(file, entry, ["widget"], "ui"));
-					else if (mode) settings.ui = { widget: mode };
-					else bad(entry.val, "ui.widget", `is not one of ${WIDGET_MODES.join(", ")}`);
-				}
-				break;
-			case "contracts":
-				for (const entry of objectOf(field) ?? []) {
-					if (entry.key !== "repair") diagnostics.push(unknown(file, entry, ["repair"], "contracts"));
-					else if (typeof entry.val.value !== "boolean") bad(entry.val, "contracts.repair", "expects true or false");
-					else settings.contracts = { repair: entry.val.value };
-				}
-				break;
-			case "roles":
-				inline("role", source, objectOf(field) ?? [], roles, origins, diagnostics, settings.maxFileBytes);
-				break;
-			case "personas":
-				inline("persona", source, objectOf(field) ?? [], personas, origins, diagnostics, settings.maxFileBytes);
-				break;
-			default:
-				diagnostics.push(unknown(file, field, TOP_KEYS, "subagents.json"));
-		}
+		if (applyScalar(a, field)) continue;
+		const section = Object.hasOwn(SECTIONS, field.key) ? SECTIONS[field.key] : undefined;
+		if (section) section(a, field);
+		else if (field.key === "roles") inline("role", source, a.objectOf(field) ?? [], roles, origins, diagnostics, settings.maxFileBytes);
+		else if (field.key === "personas") inline("persona", source, a.objectOf(field) ?? [], personas, origins, diagnostics, settings.maxFileBytes);
+		else diagnostics.push(unknown(a.file, field, TOP_KEYS, "subagents.json"));
 	}
 }
 
