@@ -7,6 +7,7 @@
  */
 import type { Diagnostic, DiagnosticCode, Severity } from "../core/diagnostics.ts";
 import { isInherit, nameKey, nameRecord, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
+import { applyBudgetSettings, emptyBudgetSettings } from "./budget-settings.ts";
 import { showValue, validateLayer } from "./keys.ts";
 import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CEILING, readFileUnder, readProblemDiagnostic } from "./read-confined.ts";
 import { type Pos, parseYamlMapping, type RawField, type RawValue } from "./raw.ts";
@@ -69,6 +70,8 @@ const TOP_KEYS = [
 	"strict",
 	"ui",
 	"contracts",
+	"maxDepth",
+	"budget",
 ];
 
 const WIDGET_MODES = ["background", "all", "off"] as const;
@@ -93,6 +96,8 @@ export function defaultSettings(): Settings {
 		strict: false,
 		ui: { widget: "background" },
 		contracts: { repair: true },
+		maxDepth: { value: 2, source: "default" },
+		budget: emptyBudgetSettings(),
 		files: [],
 	};
 }
@@ -334,6 +339,13 @@ function applyFile(
 					else settings.contracts = { repair: entry.val.value };
 				}
 				break;
+			case "maxDepth":
+				if (positiveInt(val, 1) && (val.value as number) <= MAX_DEPTH) settings.maxDepth = { value: val.value as number, source: src(field.keyPos) };
+				else bad(val, "maxDepth", `expects a whole number from 1 (no nesting) to ${MAX_DEPTH}`);
+				break;
+			case "budget":
+				applyBudgetSettings(field, settings.budget, { trusted: source.trusted, bad, keptNarrower, src, unknown: (f, known, where) => diagnostics.push(unknown(file, f, known, where)) });
+				break;
 			case "roles":
 				inline("role", source, objectOf(field) ?? [], roles, origins, diagnostics, settings.maxFileBytes);
 				break;
@@ -345,6 +357,9 @@ function applyFile(
 		}
 	}
 }
+
+/** The deepest `maxDepth`: every level is a live session. */
+export const MAX_DEPTH = 8;
 
 const WORKTREE_KEYS = ["baseDir", "allowSharedFallback", "pool", "include", "setup", "copyUncommitted"];
 
