@@ -86,7 +86,7 @@ export function resolveDelegation(ctx: ResolutionContext, namesSubagent: boolean
 	const depth = depthOf(ctx.input.spawner);
 	let reason: string | null = null;
 	if (!namesSubagent) reason = `the tools of "${definition.name}" do not name ${SUBAGENT_TOOL}`;
-	else if (depth >= maxDepth) reason = `it runs at depth ${depth} and maxDepth ${maxDepth} lets only runs above depth ${maxDepth} spawn`;
+	else if (depth >= maxDepth) reason = `it runs at depth ${depth}, and with maxDepth ${maxDepth} only runs at a depth below ${maxDepth} may spawn`;
 	const value: Delegation = { allowed: reason === null, subagents: picked.value as "*" | string[], reason, maxDepth };
 	return { ...picked, value };
 }
