@@ -33,7 +33,7 @@ function config(overrides: Partial<EffectiveConfig>): EffectiveConfig {
 		model: "test/model-a", reasoningEffort: "medium", capabilityMode: null, persona: null, personaInstructions: null,
 		rolePrompt: null, rolePromptWarning: null, roleName: null, personaError: null, inputs: [], outputs: [], outputSchema: null, isolation: "none", copyUncommitted: false,
 		tools: ["read", "bash", "edit", "write"], maxTurns: null, runInBackground: false, inheritContext: false, cwd: ".",
-		standingInstructions: null, definition: { name: "general-purpose", source: "bundled" }, ...overrides,
+		standingInstructions: null, definition: { name: "general-purpose", source: "bundled" }, depth: 1, delegation: { allowed: false, subagents: "*", reason: "not delegating", maxDepth: 2 }, budget: { tokens: null, cost: null, time: null }, ...overrides,
 	};
 }
 

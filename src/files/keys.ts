@@ -19,6 +19,7 @@ import {
 	THINKING_LEVELS,
 } from "../core/values.ts";
 import { compileSchema } from "../core/json-schema.ts";
+import { BUDGET_DIMENSIONS, budgetEntryProblem } from "../core/budget.ts";
 import { describeMapping, type ForeignSource, foreignKeyFor, foreignKeyKind, type MappedValues, type RenamedTarget } from "./foreign-keys.ts";
 import { checkConfined } from "./read-confined.ts";
 import type { Pos, RawField, RawValue } from "./raw.ts";
@@ -28,7 +29,7 @@ import type { EntryKind, EntryLayer, FileRef, IoSpec, Rejected, Sourced, ToolKin
 
 
 /** Keys that restrict access: an unreadable value refuses the spawn instead of falling through (ADR 0064). */
-const ACCESS_KEYS: ReadonlySet<string> = new Set(["capability", "tools"]);
+const ACCESS_KEYS: ReadonlySet<string> = new Set(["capability", "tools", "subagents", "budget"]);
 /** Where a layer was written and what its relative paths resolve against. */
 export interface LayerContext {
 	kind: EntryKind;
@@ -64,7 +65,8 @@ export interface ValidatedLayer<K extends EntryKind> {
 	diagnostics: Diagnostic[];
 }
 
-type Checked = { ok: true; value: unknown } | { ok: false; message: string; hint?: string } | { ok: "unset" };
+/** A failed check may point at the part of the value that is wrong (`pos`), else the value is. */
+type Checked = { ok: true; value: unknown } | { ok: false; message: string; hint?: string; pos?: Pos } | { ok: "unset" };
 
 type Checker = (raw: RawValue, ctx: LayerContext, diagnostics: Diagnostic[]) => Checked;
 
@@ -124,6 +126,43 @@ const TOOLS: Checker = (raw, ctx, diagnostics) => {
 	}
 	checkToolNames(raw, out, ctx, diagnostics);
 	return { ok: true, value: out };
+};
+
+/**
+ * `subagents` (issue 21): the types a child that delegates may spawn — `*` (every enabled type),
+ * `none`, or a list (or comma string) of type names.
+ */
+const SUBAGENTS: Checker = (raw) => {
+	const expects = "expects `*`, `none` or a list of type names";
+	const words = typeof raw.value === "string" ? raw.value.split(",") : Array.isArray(raw.value) ? raw.value : null;
+	if (words === null) return { ok: false, message: expects };
+	if (words.length === 0) return { ok: false, message: "is an empty list", hint: "write `none` to let the child spawn no type, or `*` for every type" };
+	const names: string[] = [];
+	for (const word of words) {
+		if (typeof word !== "string" || word.trim() === "") return { ok: false, message: `${expects}; an entry is not a name` };
+		const name = word.trim();
+		if ((name === "*" || name.toLowerCase() === "none") && words.length > 1) return { ok: false, message: `mixes \`${name}\` with type names`, hint: `write \`${name}\` alone` };
+		if (name === "*") return { ok: true, value: "*" };
+		if (name.toLowerCase() === "none") return { ok: true, value: [] };
+		if (!names.some((other) => nameKey(other) === nameKey(name))) names.push(name);
+	}
+	return { ok: true, value: names };
+};
+
+/**
+ * `budget` (issue 22): `{ tokens, cost, time }`. A dimension that cannot be read rejects the key,
+ * pointed at that dimension: the resolver then refuses the spawn rather than run it with a larger
+ * budget than the file asked for.
+ */
+const BUDGET: Checker = (raw) => {
+	if (!raw.fields) return { ok: false, message: "expects a mapping of tokens, cost and time (e.g. `budget: { tokens: 200000, cost: 0.5 }`)" };
+	const value: Record<string, number> = {};
+	for (const field of raw.fields) {
+		const problem = budgetEntryProblem(field.key, field.val.value);
+		if (problem) return { ok: false, message: `has ${problem}`, pos: BUDGET_DIMENSIONS.some((d) => d === field.key) ? field.val.pos : field.keyPos };
+		value[field.key] = field.val.value as number;
+	}
+	return { ok: true, value };
 };
 
 const FILE_HINTS: Record<string, string> = {
@@ -263,13 +302,15 @@ export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
 			inherit_context: BOOLEAN,
 			enabled: BOOLEAN,
 			output_schema: OUTPUT_SCHEMA,
+			subagents: SUBAGENTS,
+			budget: BUDGET,
 		},
 		THINKING_SYNONYMS,
 		// Two spellings of one key: the schema inline or in a file (both in one file repeat the key).
 		{ output_schema_file: { canonical: "output_schema", check: OUTPUT_SCHEMA_FILE } },
 	),
 	role: table(
-		{ description: TEXT, capability: CAPABILITY, model: MODEL, thinking: THINKING, isolation: ISOLATION, prompt_file: fileChecker() },
+		{ description: TEXT, capability: CAPABILITY, model: MODEL, thinking: THINKING, isolation: ISOLATION, prompt_file: fileChecker(), subagents: SUBAGENTS, budget: BUDGET },
 		{ ...THINKING_SYNONYMS, default_capability_mode: "capability", default_isolation: "isolation" },
 	),
 	persona: table(
@@ -445,7 +486,7 @@ export function validateLayer<K extends EntryKind>(kind: K, fields: RawField[], 
 		} else {
 			invalid[canonical] = { raw: field.val.value, source: sourceAt(field.keyPos) };
 			diagnostics.push(
-				diag("error", ctx.file, field.val.pos, "bad-value", `${key} of ${what} ${checked.message}: ${showValue(field.val.value)}`, checked.hint ?? (ACCESS_KEYS.has(canonical) && kind !== "persona" ? "fix the value; until then every spawn that uses this file is refused (an unread restriction never widens access)" : "fix the value; until then the key is ignored")),
+				diag("error", ctx.file, checked.pos ?? field.val.pos, "bad-value", `${key} of ${what} ${checked.message}${checked.pos ? "" : `: ${showValue(field.val.value)}`}`, checked.hint ?? (ACCESS_KEYS.has(canonical) && kind !== "persona" ? "fix the value; until then every spawn that uses this file is refused (an unread restriction never widens access)" : "fix the value; until then the key is ignored")),
 			);
 		}
 	}

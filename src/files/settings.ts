@@ -7,6 +7,7 @@
  */
 import type { Diagnostic, DiagnosticCode, Severity } from "../core/diagnostics.ts";
 import { isInherit, nameKey, nameRecord, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
+import { applyBudgetSettings, emptyBudgetSettings } from "./budget-settings.ts";
 import { showValue, validateLayer } from "./keys.ts";
 import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CEILING, readFileUnder, readProblemDiagnostic } from "./read-confined.ts";
 import { type Pos, parseYamlMapping, type RawField, type RawValue } from "./raw.ts";
@@ -69,6 +70,8 @@ const TOP_KEYS = [
 	"strict",
 	"ui",
 	"contracts",
+	"maxDepth",
+	"budget",
 ];
 
 const WIDGET_MODES = ["background", "all", "off"] as const;
@@ -93,6 +96,8 @@ export function defaultSettings(): Settings {
 		strict: false,
 		ui: { widget: "background" },
 		contracts: { repair: true },
+		maxDepth: { value: 2, source: "default" },
+		budget: emptyBudgetSettings(),
 		files: [],
 	};
 }
@@ -369,6 +374,10 @@ function applyScalar(a: FileApply, field: RawField): boolean {
 			if (typeof val.value === "boolean") settings.strict = val.value;
 			else bad(val, "strict", "expects true or false");
 			return true;
+		case "maxDepth":
+			if (positiveInt(val, 1) && (val.value as number) <= MAX_DEPTH) settings.maxDepth = { value: val.value as number, source: src(field.keyPos) };
+			else bad(val, "maxDepth", `expects a whole number from 1 (no nesting) to ${MAX_DEPTH}`);
+			return true;
 		default:
 			return false;
 	}
@@ -383,6 +392,14 @@ const SECTIONS: Record<string, (a: FileApply, field: RawField) => void> = {
 	worktree: applyWorktree,
 	ui: applyUiAndContracts,
 	contracts: applyUiAndContracts,
+	budget: (a, field) =>
+		applyBudgetSettings(field, a.settings.budget, {
+			trusted: a.source.trusted,
+			bad: a.bad,
+			keptNarrower: a.keptNarrower,
+			src: a.src,
+			unknown: (f, known, where) => a.diagnostics.push(unknown(a.file, f, known, where)),
+		}),
 };
 
 function applyFile(
@@ -404,6 +421,9 @@ function applyFile(
 		else diagnostics.push(unknown(a.file, field, TOP_KEYS, "subagents.json"));
 	}
 }
+
+/** The deepest `maxDepth`: every level is a live session. */
+export const MAX_DEPTH = 8;
 
 const WORKTREE_KEYS = ["baseDir", "allowSharedFallback", "pool", "include", "setup", "copyUncommitted"];
 

@@ -1,10 +1,11 @@
 /**
  * The tool names a definition's `tools` key writes, checked at load (ADR 0074): without a pi
- * session, a known tool is one of pi's built-ins or one settings `toolKinds` classifies (by name or
+ * session, a known tool is one of pi's built-ins, cadre's delegation tools (issue 21), or one settings `toolKinds` classifies (by name or
  * pattern); any other name is an `unknown-tool` warning at its entry, with the pi name another
  * tool's spelling stands for (`Read` → `read`, `Glob` → `find`) and how to silence it.
  */
 import type { Diagnostic } from "../core/diagnostics.ts";
+import { DELEGATION_TOOLS } from "../core/cadre-tools.ts";
 import { matchesGlob, PI_TOOL_NAMES } from "../core/pi-tools.ts";
 import { suggestToolNames } from "./foreign-keys.ts";
 import type { RawValue } from "./raw.ts";
@@ -20,7 +21,7 @@ export interface ToolNameContext {
 
 /** Whether `name` is a pi built-in or an extension tool settings `toolKinds` classifies. */
 export function isKnownTool(name: string, toolKinds: Readonly<Record<string, ToolKind>> = {}): boolean {
-	if (PI_TOOL_NAMES.includes(name) || Object.hasOwn(toolKinds, name)) return true;
+	if (PI_TOOL_NAMES.includes(name) || DELEGATION_TOOLS.includes(name) || Object.hasOwn(toolKinds, name)) return true;
 	return Object.keys(toolKinds).some((pattern) => pattern.includes("*") && matchesGlob(pattern, name));
 }
 

@@ -4,6 +4,7 @@
  * never touches the file system except through its injected reader.
  */
 import type { Diagnostic } from "../core/diagnostics.ts";
+import type { BudgetDimension, BudgetValue } from "../core/budget.ts";
 import type { CapabilityMode, IoType, IsolationMode, ThinkingLevel } from "../core/values.ts";
 
 export type EntryKind = "definition" | "role" | "persona";
@@ -120,6 +121,10 @@ export interface DefinitionKeys {
 	output_schema: OutputSchemaKey;
 	/** Never written as such: what other tools' deny lists and tool maps were read as (ADR 0072). */
 	tool_rules: ToolRule[];
+	/** The types the child may spawn when it delegates: `*` or names as written (issue 21). */
+	subagents: "*" | string[];
+	/** The child's budget, only the dimensions written (issue 22). */
+	budget: BudgetValue;
 }
 
 export interface RoleKeys {
@@ -129,6 +134,8 @@ export interface RoleKeys {
 	thinking: ThinkingLevel;
 	isolation: IsolationMode;
 	prompt_file: FileRef;
+	subagents: "*" | string[];
+	budget: BudgetValue;
 }
 
 export interface PersonaKeys {
@@ -225,8 +232,22 @@ export interface Settings {
 	ui: { widget: "background" | "all" | "off" };
 	/** Persona outputs and structured results (ADR 0099): `repair: false` turns the repair turn off. */
 	contracts: { repair: boolean };
+	/** Settings `maxDepth` (issue 21): how deep runs nest; the root session is 0, its children 1 (2). */
+	maxDepth: Sourced<number>;
+	/** Settings `budget` (issue 22): per-run default, per-run ceiling, and the session's total. */
+	budget: BudgetSettings;
 	/** The settings files that exist, highest first. */
 	files: string[];
+}
+
+/** A budget's dimensions, each with where it was written. */
+export type SourcedBudget = Partial<Record<BudgetDimension, Sourced<number>>>;
+
+/** Settings `budget`; `ceiling` and `session` from user settings or a trusted project, else only lowered. */
+export interface BudgetSettings {
+	default: SourcedBudget;
+	ceiling: SourcedBudget;
+	session: SourcedBudget;
 }
 
 /** Settings `worktree` (docs/isolation.md). The optional keys are absent unless a file set them. */

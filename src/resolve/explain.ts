@@ -6,20 +6,25 @@
  */
 import { compareDiagnostics, type Diagnostic, formatDiagnostic } from "../core/diagnostics.ts";
 import { bold, red } from "../core/terminal-text.ts";
+import { type Budget, formatBudget } from "../core/budget.ts";
 import { showValue } from "../files/keys.ts";
 import { MAX_NESTING } from "../files/raw.ts";
 import { CONFIG_FIELDS } from "./order.ts";
 import { resolve } from "./resolve.ts";
 import type { IoSpec } from "../files/types.ts";
-import type { Candidate, InputCheck, ResolveInput, ResolveResult, TraceEntry } from "./types.ts";
+import { budgetLines, capText, delegationCell, parentLines } from "./explain-nesting.ts";
+import { type ChainLink, nestedInput, resolveChain } from "./nested.ts";
+import type { Candidate, Delegation, InputCheck, Refusal, ResolveInput, ResolveResult, TraceEntry } from "./types.ts";
 
-/** The `--json` object (spec 06). */
+/** The `--json` object (spec 06); `parents` only for a nested spawn (`--parent`). */
 export interface ExplainJson {
 	type: string;
 	refused: ResolveResult["refused"];
 	config: ResolveResult["config"];
 	trace: ResolveResult["trace"];
 	diagnostics: Diagnostic[];
+	/** The spawning chain, outermost first (issue 21). */
+	parents?: ChainLink[];
 }
 
 /**
@@ -39,8 +44,24 @@ export function worktreeFeasibility(result: ResolveResult, input: ResolveInput):
 	};
 }
 
-/** Resolves and adds the feasibility check: the object `--json` prints. */
-export function explain(input: ResolveInput): ExplainJson {
+/**
+ * Resolves and adds the feasibility check: the object `--json` prints. With `parents` (outermost
+ * first) the spawn is resolved as the last parent's child; a parent that would be refused refuses
+ * the spawn with its code, and the target is not resolved.
+ */
+export function explain(input: ResolveInput, parents: readonly string[] = []): ExplainJson {
+	if (parents.length === 0) return explainOne(input);
+	const chain = resolveChain(input, parents);
+	if (chain.failed) {
+		const link = chain.links[chain.links.length - 1] as ChainLink;
+		const refused = chain.failed.refused as Refusal;
+		const message = `parent "${link.type}" (depth ${link.depth}) would be refused ${refused.code}: ${refused.message}`;
+		return { type: input.type ?? "general-purpose", refused: { code: refused.code, message }, config: null, trace: {}, diagnostics: chain.failed.diagnostics, parents: chain.links };
+	}
+	return { ...explainOne(nestedInput(input, chain.spawner)), parents: chain.links };
+}
+
+function explainOne(input: ResolveInput): ExplainJson {
 	const result = resolve(input);
 	const feasibility = worktreeFeasibility(result, input);
 	return {
@@ -86,6 +107,8 @@ function cell(field: string, value: unknown): string {
 		return shown.length === 0 ? "(none)" : shown.join(", ");
 	}
 	if (field === "outputSchema" && value !== null) return formatValue(JSON.stringify(value));
+	if (field === "delegation" && value !== null) return delegationCell(value as Delegation);
+	if (field === "budget" && value !== null) return formatBudget(value as Budget);
 	return formatValue(value);
 }
 
@@ -102,6 +125,7 @@ function inputLines(checks: InputCheck[]): string[] {
 }
 
 function from(entry: TraceEntry): string {
+	if (entry.source.startsWith(`${entry.layer} `)) return entry.source; // `parent lead`
 	return entry.source === entry.layer || entry.source === "default" ? entry.layer : `${entry.layer} ${entry.source}`;
 }
 
@@ -118,7 +142,7 @@ function beaten(candidates: Candidate[]): string {
 
 /** The file part of a trace source (`path:line`, `settings:path:line`), or null. */
 function sourceFile(source: string | null): string | null {
-	if (source === null || ["bundled", "request", "parent", "default"].includes(source) || source.startsWith("resume:")) return null;
+	if (source === null || ["bundled", "request", "parent", "default"].includes(source) || source.startsWith("resume:") || source.startsWith("parent ")) return null;
 	const bare = source.startsWith("settings:") ? source.slice("settings:".length) : source;
 	return bare.replace(/:\d+$/, "");
 }
@@ -133,6 +157,12 @@ function involvedFiles(output: ExplainJson): Set<string> {
 		for (const candidate of entry.candidates) {
 			const candidateFile = sourceFile(candidate.source);
 			if (candidateFile) files.add(candidateFile);
+		}
+		for (const dimension of Object.values(entry.dimensions ?? {})) {
+			for (const source of [dimension.source, dimension.capped?.source ?? null, ...dimension.candidates.map((candidate) => candidate.source)]) {
+				const file = sourceFile(source);
+				if (file) files.add(file);
+			}
 		}
 	}
 	if (output.config) {
@@ -164,6 +194,7 @@ export function renderExplain(output: ExplainJson, tty = false): string {
 	const lines: string[] = [];
 	const refusedText = output.refused ? `refused: ${output.refused.code} — ${output.refused.message}` : "would spawn";
 	lines.push(`${output.type}: ${tty && output.refused ? red(refusedText) : refusedText}`);
+	lines.push(...parentLines(output.parents ?? []));
 	if (output.config) {
 		lines.push("");
 		const rows = [["field", "value", "from", "beat"]];
@@ -172,10 +203,12 @@ export function renderExplain(output: ExplainJson, tty = false): string {
 			if (!entry) continue;
 			let value = cell(field, output.config[field]);
 			if (field === "reasoningEffort" && entry.applied && entry.applied !== entry.value) value += ` (runs as ${entry.applied})`;
-			rows.push([field, value, from(entry), beaten(entry.candidates)]);
+			rows.push([field, value, from(entry), [capText(entry), beaten(entry.candidates)].filter((part) => part !== "").join("; ")]);
 		}
 		lines.push(table(rows, tty));
 		lines.push(...inputLines(output.config.inputs ?? []));
+		const budget = output.trace.budget?.dimensions;
+		if (budget) lines.push(...budgetLines(budget, (entry) => [from(entry), capText(entry), beaten(entry.candidates)], (rows) => table(rows, false)));
 	}
 	const files = involvedFiles(output);
 	const shown = output.diagnostics.filter((d) => d.file === null || files.has(d.file));

@@ -21,6 +21,8 @@ export class FieldDiagnostics {
 }
 
 const REFUSAL_PRIORITY: RefusalCode[] = [
+	"depth-exceeded",
+	"type-not-allowed",
 	"resume-refused",
 	"disabled-type",
 	"restriction-unread",
@@ -30,6 +32,7 @@ const REFUSAL_PRIORITY: RefusalCode[] = [
 	"input-invalid",
 	"output-schema-invalid",
 	"model-unresolvable",
+	"budget-exhausted",
 ];
 
 /** Refusal reasons; the one reported is the first by priority, its messages joined. */

@@ -19,6 +19,10 @@ export const ORDER = {
 	maxTurns: ["request", "definition", "default"],
 	runInBackground: ["request", "definition", "default"],
 	inheritContext: ["request", "definition", "default"],
+	// Issue 21: the types a delegating child may spawn; default `*`.
+	subagents: ["role", "definition", "default"],
+	// Issue 22: per dimension; settings budget.ceiling and the spawning run then cap the winner.
+	budget: ["request", "role", "definition", "default"],
 } as const satisfies Record<string, readonly Layer[]>;
 
 /** Config fields in output order; the resolution's own diagnostics follow this order. */
@@ -44,6 +48,9 @@ export const CONFIG_FIELDS = [
 	"cwd",
 	"standingInstructions",
 	"definition",
+	"depth",
+	"delegation",
+	"budget",
 ] as const satisfies readonly (keyof EffectiveConfig)[];
 
 export type Field = (typeof CONFIG_FIELDS)[number];

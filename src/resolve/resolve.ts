@@ -7,7 +7,10 @@
  * order.ts.
  */
 import { type CapabilityMode, type IsolationMode, nameKey } from "../core/values.ts";
-import type { Entry, LoadResult } from "../files/types.ts";
+import type { Entry } from "../files/types.ts";
+import { resolveBudget } from "./budget.ts";
+import { capCapability, capIsolation, capTools, checkNesting, depthOf, resolveDelegation } from "./delegation.ts";
+import { enabledTypes, isEnabled } from "./enabled.ts";
 import { createContext, type ResolutionContext } from "./context.ts";
 import { resolveCwd } from "./cwd.ts";
 import { resolveCapability, resolveCopyUncommitted, resolveIsolation, resolveRunFields } from "./fields.ts";
@@ -21,19 +24,7 @@ import { type PersonaOutcome, resolvePersona, resolveRolePrompt } from "./texts.
 import { resolveTools } from "./tool-selection.ts";
 import type { EffectiveConfig, ResolveInput, ResolveResult, Trace, TraceEntry } from "./types.ts";
 
-/** Types a spawn may use: enabled after the settings toggle. */
-export function enabledTypes(loaded: LoadResult): string[] {
-	return [...loaded.definitions.values()]
-		.filter((entry) => isEnabled(entry, loaded))
-		.map((entry) => entry.name)
-		.sort((a, b) => a.localeCompare(b));
-}
-
-/** Whether a type may be spawned: the settings `toggle` overrides the definition's `enabled` both ways. */
-export function isEnabled(entry: Entry<"definition">, loaded: LoadResult): boolean {
-	const toggle = loaded.settings.toggle[nameKey(entry.name)];
-	return toggle ? toggle.value : (entry.keys.enabled?.value ?? true);
-}
+export { enabledTypes, isEnabled } from "./enabled.ts";
 
 function unknownType(input: ResolveInput, given: string): ResolveResult {
 	const types = enabledTypes(input.loaded);
@@ -80,18 +71,27 @@ export function resolve(input: ResolveInput): ResolveResult {
 	if (!definition) return unknownType(input, given);
 
 	const ctx = createContext(input, key, definition);
+	checkNesting(ctx);
 	checkEnabled(ctx);
 	const persona = resolvePersona(ctx);
 	checkRestrictions(ctx, persona.persona);
 	const rolePrompt = resolveRolePrompt(ctx);
 	const model = resolveModel(ctx, persona.persona);
 	const thinking = resolveThinking(ctx, persona.persona, model.value as string | null);
-	const capability = resolveCapability(ctx);
-	const isolation = resolveIsolation(ctx, persona.persona);
+	// A nested spawn never gets more than its spawner: capability, tools and isolation are capped (issue 21).
+	const spawner = input.spawner;
+	const capability = capCapability(resolveCapability(ctx), spawner);
+	const resolvedIsolation = resolveIsolation(ctx, persona.persona);
+	const isolation = { ...resolvedIsolation, trace: capIsolation(resolvedIsolation.trace, spawner) };
 	const copyUncommitted = resolveCopyUncommitted(ctx, isolation.trace.value);
 	const runFields = resolveRunFields(ctx);
-	const tools = resolveTools(ctx, { mode: capability.value as CapabilityMode | null, source: capability.source });
-	const cwd = resolveCwd(ctx, { mode: isolation.trace.value as IsolationMode, layer: isolation.trace.layer, request: isolation.request });
+	const asked = capability.capped ? { asked: capability.capped.asked as CapabilityMode | null } : {};
+	const selected = resolveTools(ctx, { mode: capability.value as CapabilityMode | null, source: capability.source, ...asked });
+	const delegation = resolveDelegation(ctx, selected.namesSubagent);
+	const tools = capTools(selected.trace, spawner, (delegation.value as { allowed: boolean }).allowed, selected.asked);
+	const isolationLayer = isolation.trace.capped ? "parent" : isolation.trace.layer;
+	const cwd = resolveCwd(ctx, { mode: isolation.trace.value as IsolationMode, layer: isolationLayer, request: isolation.request });
+	const budget = resolveBudget(ctx);
 	// A persona that cannot be loaded is refused already: its inputs are not checked.
 	const usable = persona.error === null ? persona.persona : null;
 	const inputs = resolveInputs(ctx, usable, cwd.absolute);
@@ -109,6 +109,9 @@ export function resolve(input: ResolveInput): ResolveResult {
 		inputs,
 		outputs,
 		outputSchema,
+		depth: spawner ? derived(depthOf(spawner), "parent", `parent ${spawner.type}`) : derived(1, "default", "default"),
+		delegation,
+		budget,
 		...runFields,
 	});
 	return {
@@ -128,7 +131,22 @@ function configOf(trace: Trace): EffectiveConfig {
 
 type PickedFields = Pick<
 	Trace,
-	"model" | "reasoningEffort" | "capabilityMode" | "isolation" | "copyUncommitted" | "tools" | "maxTurns" | "runInBackground" | "inheritContext" | "cwd" | "inputs" | "outputs" | "outputSchema"
+	| "model"
+	| "reasoningEffort"
+	| "capabilityMode"
+	| "isolation"
+	| "copyUncommitted"
+	| "tools"
+	| "maxTurns"
+	| "runInBackground"
+	| "inheritContext"
+	| "cwd"
+	| "inputs"
+	| "outputs"
+	| "outputSchema"
+	| "depth"
+	| "delegation"
+	| "budget"
 >;
 
 /** The full trace: the picked fields plus the derived role, persona and definition fields. */
@@ -164,5 +182,8 @@ function assembleTrace(ctx: ResolutionContext, persona: PersonaOutcome, role: { 
 		cwd: picked.cwd,
 		standingInstructions: derived(definition.body?.value ?? null, "definition", definition.body?.source ?? definition.path),
 		definition: derived({ name: definition.name, source: definition.path }, "definition", definition.path),
+		depth: picked.depth,
+		delegation: picked.delegation,
+		budget: picked.budget,
 	};
 }

@@ -3,6 +3,7 @@
  * type or persona means the source's; a different one is refused; every other request key except
  * prompt, description and run_in_background is ignored and reported.
  */
+import { UNLIMITED } from "../core/budget.ts";
 import type { Diagnostic } from "../core/diagnostics.ts";
 import { nameKey } from "../core/values.ts";
 import { CONFIG_FIELDS } from "./order.ts";
@@ -50,8 +51,16 @@ export function resolveResume(input: ResolveInput): ResolveResult {
 			ignored: [],
 		};
 	}
-	// A record written before inputs and outputs existed has none.
-	const config: EffectiveConfig = { ...stored.config, inputs: stored.config.inputs ?? [], outputs: stored.config.outputs ?? [], outputSchema: stored.config.outputSchema ?? null };
+	// A record written before inputs and outputs (or nesting and budgets) existed has none.
+	const config: EffectiveConfig = {
+		...stored.config,
+		inputs: stored.config.inputs ?? [],
+		outputs: stored.config.outputs ?? [],
+		outputSchema: stored.config.outputSchema ?? null,
+		depth: stored.config.depth ?? 1,
+		delegation: stored.config.delegation ?? { allowed: false, subagents: [], reason: "the run was recorded before nesting existed", maxDepth: loaded.settings.maxDepth.value },
+		budget: stored.config.budget ?? { ...UNLIMITED },
+	};
 	const diagnostics: Diagnostic[] = [];
 	const ignored: IgnoredRequestValue[] = [];
 	for (const requestKey of RESUME_IGNORED_KEYS) {

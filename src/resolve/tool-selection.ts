@@ -2,8 +2,10 @@
  * The child's tools (spec 02 "Tools"): the definition's selection (or the parent's active tools)
  * inside the tool universe, then the capability filter, each dropped name a warning at its key.
  */
+import { SUBAGENT_TOOL } from "../core/cadre-tools.ts";
 import type { CapabilityMode } from "../core/values.ts";
 import type { ResolutionContext } from "./context.ts";
+import { withoutDelegationTools } from "./delegation.ts";
 import { derived, positionOf, show } from "./slots.ts";
 import { applyToolRules, filterByCapability, selectTools, suggestToolNames } from "./tools.ts";
 import type { TraceEntry } from "./types.ts";
@@ -15,10 +17,18 @@ function toolNameHint(unavailable: readonly string[], universe: readonly string[
 	return `check the spelling (${exact}) or load the extension that provides it`;
 }
 
-/** The tools trace; `capability` is the resolved mode and where it came from. */
-export function resolveTools(ctx: ResolutionContext, capability: { mode: CapabilityMode | null; source: string }): TraceEntry {
+/**
+ * The tools trace; `capability` is the resolved mode and where it came from. The delegation tools
+ * are never selected here (nor inherited from the parent): `namesSubagent` says whether the
+ * definition's list named `subagent`, and the delegation step adds them (issue 21).
+ */
+export function resolveTools(
+	ctx: ResolutionContext,
+	capability: { mode: CapabilityMode | null; source: string; asked?: CapabilityMode | null },
+): { trace: TraceEntry; namesSubagent: boolean; asked: string[] | null } {
 	const { definition, input } = ctx;
-	const { parent, loaded } = input;
+	const loaded = input.loaded;
+	const parent = { ...input.parent, activeTools: withoutDelegationTools(input.parent.activeTools), toolUniverse: withoutDelegationTools(input.parent.toolUniverse) };
 	const toolKinds = input.toolKinds ?? loaded.settings.toolKinds;
 	const toolsKey = definition.keys.tools;
 	const rejected = definition.invalid.tools;
@@ -29,7 +39,9 @@ export function resolveTools(ctx: ResolutionContext, capability: { mode: Capabil
 			`tools ${show(rejected.raw)} of "${definition.name}" (${rejected.source}) cannot be read, so cadre cannot honour the selection it asks for; fix the list (or write \`none\`) rather than run the child with the parent's tools`,
 		);
 	}
-	const selection = selectTools(toolsKey ? toolsKey.value : parent.activeTools, parent.toolUniverse);
+	const written = toolsKey ? toolsKey.value : null;
+	const namesSubagent = Array.isArray(written) && written.includes(SUBAGENT_TOOL);
+	const selection = selectTools(Array.isArray(written) ? withoutDelegationTools(written) : (written ?? parent.activeTools), parent.toolUniverse);
 	if (selection.unavailable.length > 0) {
 		ctx.diagnostics.add("tools", {
 			severity: "warning",
@@ -52,5 +64,8 @@ export function resolveTools(ctx: ResolutionContext, capability: { mode: Capabil
 			hint: 'classify extension tools with settings "toolKinds" ({"pattern": "read" | "write" | "execute"})',
 		});
 	}
-	return toolsKey ? derived(filtered.tools, "definition", toolsKey.source) : derived(filtered.tools, "parent", "parent");
+	const trace = toolsKey ? derived(filtered.tools, "definition", toolsKey.source) : derived(filtered.tools, "parent", "parent");
+	// Under a spawner's narrower capability: what the child's own mode would have kept, for the trace.
+	const asked = capability.asked === undefined ? null : filterByCapability(allowed, capability.asked, toolKinds).tools;
+	return { trace, namesSubagent, asked };
 }

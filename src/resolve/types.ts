@@ -2,6 +2,7 @@
  * The resolver's inputs and outputs (spec 02): a spawn request, the parent's facts, the model
  * catalog and spawn-time reader it may consult, and the effective runtime config with its trace.
  */
+import type { Budget, BudgetDimension } from "../core/budget.ts";
 import type { Diagnostic } from "../core/diagnostics.ts";
 import type { CapabilityMode, IoType, IsolationMode, ThinkingLevel } from "../core/values.ts";
 import type { FileRef, IoSpec, LoadResult, ToolKind } from "../files/types.ts";
@@ -29,6 +30,8 @@ export interface SpawnRequest {
 	inputs?: unknown;
 	/** A JSON Schema (or `none`): the child finishes through `submit_result` with a value it accepts. */
 	output_schema?: unknown;
+	/** `{ tokens?, cost?, time? }` (issue 22): the run's budget, capped by settings `budget.ceiling`. */
+	budget?: unknown;
 }
 
 /** What the parent session contributes (layer `parent`). */
@@ -94,6 +97,24 @@ export interface StoredRun {
 	config: EffectiveConfig;
 }
 
+/**
+ * The spawning run of a nested spawn (issue 21): what it resolved to, so its child can never get
+ * more. Build it with `spawnerFacts(type, config)` from the spawning run's stored config.
+ */
+export interface SpawnerFacts {
+	/** The spawning run's type. */
+	type: string;
+	/** Its depth: a child of the root session is 1. */
+	depth: number;
+	capabilityMode: CapabilityMode | null;
+	/** Its effective tools (the delegation tools among them). */
+	tools: string[];
+	isolation: IsolationMode;
+	delegation: Delegation;
+	/** Its budget limits (the static cap; what remains at spawn time is the reservation's). */
+	budget: Budget;
+}
+
 export interface ResolveInput {
 	request: SpawnRequest;
 	/** The type as given (the request's `subagent_type`, the CLI's positional TYPE); default general-purpose. */
@@ -106,6 +127,23 @@ export interface ResolveInput {
 	toolKinds?: Record<string, ToolKind>;
 	/** For `resume`: the stored run the request names, or null when the id is unknown. */
 	resumeFrom?: StoredRun | null;
+	/** A nested spawn: the run that spawns (absent or null: the root session spawns, depth 1). */
+	spawner?: SpawnerFacts | null;
+}
+
+/**
+ * Whether a child delegates (issue 21): it gets `subagent`, `get_subagent_result` and
+ * `steer_subagent` (they are then in its `tools`) only when its definition's `tools` names
+ * `subagent` and its depth is below settings `maxDepth`.
+ */
+export interface Delegation {
+	allowed: boolean;
+	/** The types it may spawn as written (`*` = every enabled type); `spawnableTypes` lists them. */
+	subagents: "*" | string[];
+	/** Why it may not delegate; null when it may. */
+	reason: string | null;
+	/** Settings `maxDepth` it was decided under. */
+	maxDepth: number;
 }
 
 /**
@@ -153,6 +191,11 @@ export interface EffectiveConfig {
 	cwd: string;
 	standingInstructions: string | null;
 	definition: { name: string; source: string };
+	/** How deep the run is: a child of the root session is 1, its children 2 (issue 21). */
+	depth: number;
+	delegation: Delegation;
+	/** The run's limits after the ceiling and the spawner's caps; null = no limit (issue 22). */
+	budget: Budget;
 }
 
 /**
@@ -170,6 +213,17 @@ export interface Candidate {
 	outcome: CandidateOutcome;
 }
 
+/**
+ * A cap on a field's winner (issues 21, 22): the spawning run's (`parent`: a nested child never
+ * gets more than the run that spawns it) or settings `budget.ceiling`. `asked` is the value before.
+ */
+export interface Cap {
+	by: "parent" | "ceiling";
+	/** `parent <type>`, or the ceiling's `settings:path:line`. */
+	source: string;
+	asked: unknown;
+}
+
 export interface TraceEntry {
 	value: unknown;
 	layer: Layer;
@@ -177,6 +231,10 @@ export interface TraceEntry {
 	candidates: Candidate[];
 	/** reasoningEffort only: the level the child runs with after pi's clamp. */
 	applied?: ThinkingLevel | null;
+	/** Present when a cap lowered (isolation: raised) the winner. */
+	capped?: Cap;
+	/** budget only: each dimension's own pick and cap. */
+	dimensions?: Record<BudgetDimension, TraceEntry>;
 }
 
 export type Trace = { [K in keyof EffectiveConfig]: TraceEntry };
@@ -191,7 +249,10 @@ export type RefusalCode =
 	| "resume-refused"
 	| "input-missing"
 	| "input-invalid"
-	| "output-schema-invalid";
+	| "output-schema-invalid"
+	| "type-not-allowed"
+	| "depth-exceeded"
+	| "budget-exhausted";
 
 export interface Refusal {
 	code: RefusalCode;

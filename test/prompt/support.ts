@@ -59,6 +59,9 @@ export function config(overrides: Partial<EffectiveConfig> = {}): EffectiveConfi
 		cwd: ".",
 		standingInstructions: null,
 		definition: { name: "general-purpose", source: "bundled" },
+		depth: 1,
+		delegation: { allowed: false, subagents: "*", reason: "not delegating", maxDepth: 2 },
+		budget: { tokens: null, cost: null, time: null },
 		...overrides,
 	};
 }

@@ -447,6 +447,9 @@ describe("resume", () => {
 		cwd: ".",
 		standingInstructions: "Scout.",
 		definition: { name: "scout", source: ".pi/agents/scout.md" },
+		depth: 1,
+		delegation: { allowed: false, subagents: "*", reason: "not delegating", maxDepth: 2 },
+		budget: { tokens: null, cost: null, time: null },
 	};
 	const run = (state: StoredRun["state"] = "completed"): StoredRun => ({ id: "r1", state, config: storedConfig });
 

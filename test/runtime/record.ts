@@ -33,6 +33,9 @@ export function record(overrides: Partial<RunRecord> = {}): RunRecord {
 			cwd: ".",
 			standingInstructions: null,
 			definition: { name: "explore", source: "bundled" },
+			depth: 1,
+			delegation: { allowed: false, subagents: "*", reason: "not delegating", maxDepth: 2 },
+			budget: { tokens: null, cost: null, time: null },
 		},
 		trace: {
 			reasoningEffort: { value: "high", layer: "request", source: "request", candidates: [], applied: "medium" },

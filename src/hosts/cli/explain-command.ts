@@ -10,9 +10,10 @@ import { useColor } from "./list-command.ts";
 import type { RequestFlagOptions } from "./options.ts";
 import { buildCliResolveInput } from "./request-context.ts";
 
-export async function runExplain(type: string, opts: RequestFlagOptions, io: CliIo): Promise<number> {
+/** `--parent TYPE` (repeatable, outermost first): the spawning chain of a nested spawn (issue 21). */
+export async function runExplain(type: string, opts: RequestFlagOptions & { parent?: string[] }, io: CliIo): Promise<number> {
 	const input = await buildCliResolveInput(type, opts, io);
-	const output = explain(input);
+	const output = explain(input, opts.parent ?? []);
 	// The report quotes the repository's files: every string shown escaped, then styled (ADR 0075).
 	io.out(opts.json ? `${JSON.stringify(output, null, 2)}\n` : renderExplain(safeFields(output), useColor(io)));
 	return output.refused ? EXIT_FAILED : EXIT_OK;

@@ -83,11 +83,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 			code = await (await load("check", import("./check-command.ts"))).runCheck(opts, io);
 		});
 
-	requestFlags(program.command("explain").argument("<type>").description("resolve a spawn without running it")).action(
-		async (type: string, opts: RequestFlagOptions) => {
+	requestFlags(program.command("explain").argument("<type>").description("resolve a spawn without running it"))
+		.option("--parent <type>", "resolve as the child of a run of this type (repeatable, outermost first)", (type: string, all: string[]) => [...all, type], [] as string[])
+		.action(async (type: string, opts: RequestFlagOptions & { parent?: string[] }) => {
 			code = await (await load("explain", import("./explain-command.ts"))).runExplain(type, opts, io);
-		},
-	);
+		});
 
 	requestFlags(program.command("prompt").argument("<type>").description("print the assembled child prompt and its sections"))
 		.option("--parent-prompt <file>", "the parent's system prompt, to cut the inherited identity from")

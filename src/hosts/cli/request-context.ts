@@ -54,6 +54,7 @@ const REQUEST_KEYS = [
 	"inherit_context",
 	"inputs",
 	"output_schema",
+	"budget",
 ];
 
 /** `--max-turns 5` → 5; anything else stays a string so the resolver refuses it with the valid values. */

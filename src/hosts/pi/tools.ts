@@ -89,13 +89,17 @@ function toolsShort(entry: Entry<"definition">, capability: string | null): stri
 	return capability && capability !== "all" ? `${list}; ${capability}` : list;
 }
 
-/** The `subagent` tool description: what it does, enabled types and personas, compactly. */
-export function subagentDescription(loaded: LoadResult | null): string {
+/**
+ * The `subagent` tool description: what it does, enabled types and personas, compactly. `only`
+ * (a delegating child's `spawnableTypes`, issue 21) limits the types listed to those it may spawn.
+ */
+export function subagentDescription(loaded: LoadResult | null, only?: readonly string[]): string {
 	const lines = [
 		"Delegate a task to a sub-agent in its own session. Foreground returns its result; run_in_background returns an id at once (you are notified when it finishes; or call get_subagent_result). resume: <id> continues a finished run.",
 	];
 	if (loaded) {
 		const types = enabledTypes(loaded)
+			.filter((name) => only === undefined || only.includes(name))
 			.map((name) => loaded.definitions.get(name.toLowerCase()))
 			.filter((entry): entry is Entry<"definition"> => entry !== undefined);
 		if (types.length > 0) {
