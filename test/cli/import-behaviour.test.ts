@@ -250,6 +250,17 @@ describe("check and list point at foreign files", () => {
 		expect(after.json.infos).toBe(0);
 	});
 
+	it("stop after a finished import of grok-build (a name inside [[outputs]] is not the persona's) and opencode (a primary agent import skips)", () => {
+		for (const source of ["grok", "opencode"]) {
+			const p = projectWith(source);
+			const before = runCliJson<{ diagnostics: { code: string; message: string }[] }>(["check", "--cwd", p.dir], { env: p.env });
+			expect(before.json.diagnostics.filter((d) => d.code === "foreign-files")).toHaveLength(1);
+			expect(importJson(p, source).code).toBe(0);
+			const after = runCliJson<{ diagnostics: { code: string; message: string }[] }>(["check", "--cwd", p.dir], { env: p.env });
+			expect(after.json.diagnostics.filter((d) => d.code === "foreign-files").map((d) => d.message)).toEqual([]);
+		}
+	});
+
 	it("run from a folder that has no .pi yet, at the git root", () => {
 		const p = projectWith("gemini");
 		mkdirSync(join(p.dir, "src", "deep"), { recursive: true });
