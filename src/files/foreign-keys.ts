@@ -138,7 +138,12 @@ export interface ForeignToolName {
 	/** Why it differs from what was written, or why it is left out ("" when mapped as is). */
 	why: string;
 	fix: string;
+	/** The name is kept although no pi built-in has it (an MCP or extension tool): `cadre check` warns until toolKinds classifies it. */
+	kept?: true;
 }
+
+/** Why a kept name (an MCP or extension tool) is approximated: pi itself provides no such tool. */
+export const KEPT_WHY = "no pi built-in tool: kept for an extension or MCP server that provides it";
 
 /** pi's MCP tool names (`mcp__<server>__<tool>`): everything but `[A-Za-z0-9_*]` becomes `_`. */
 const mcpName = (server: string, tool: string) => `mcp__${server}__${tool}`.replace(/[^A-Za-z0-9_*]/g, "_");
@@ -152,6 +157,7 @@ const mcpName = (server: string, tool: string) => `mcp__${server}__${tool}`.repl
 export function foreignToolName(written: string): ForeignToolName {
 	const name = written.trim();
 	const as = (to: string | null, outcome: ForeignToolName["outcome"], why = "", fix = ""): ForeignToolName => ({ name: to, outcome, why, fix });
+	const kept = (to: string, why = `${to} is ${KEPT_WHY}`): ForeignToolName => ({ name: to, outcome: "approximated", why, fix: "", kept: true });
 	const pattern = /^([^()]+)\((.*)\)$/.exec(name);
 	if (pattern) {
 		const tool = (pattern[1] as string).trim();
@@ -166,10 +172,10 @@ export function foreignToolName(written: string): ForeignToolName {
 	const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
 	if (mcp) {
 		const to = mcpName(mcp[1] as string, mcp[2] as string);
-		return to === name ? as(to, "mapped") : as(to, "approximated", `pi spells this MCP tool ${to}`);
+		return to === name ? kept(to) : kept(to, `pi spells this MCP tool ${to}, ${KEPT_WHY}`);
 	}
 	const colon = /^mcp:([^/]+)(?:\/(.+))?$/.exec(name);
-	if (colon) return as(mcpName(colon[1] as string, colon[2] ?? "*"), "mapped");
+	if (colon) return colon[2] === undefined ? as(mcpName(colon[1] as string, "*"), "mapped") : kept(mcpName(colon[1] as string, colon[2]));
 	if (name === "mcp_*") return as("mcp__*", "mapped");
 	const geminiServer = /^mcp_(.+)_\*$/.exec(name);
 	if (geminiServer) return as(mcpName(geminiServer[1] as string, "*"), "mapped");
@@ -180,7 +186,7 @@ export function foreignToolName(written: string): ForeignToolName {
 	}
 	const reason = NO_PI_TOOL.get(name.toLowerCase());
 	if (reason) return as(null, "dropped", reason[0], reason[1]);
-	return as(name, "approximated", `${name} is no pi built-in tool: kept for an extension or MCP server that provides it`, "check `cadre explain` shows it, or remove it");
+	return { ...kept(name), fix: "check `cadre explain` shows it, or remove it" };
 }
 
 /**

@@ -339,7 +339,7 @@ describe("--from nicobailon", () => {
 		expect(fields(file(run.json, ".pi/agents/review/deep-review.md"))).toEqual([
 			"name mapped → file deep-review",
 			"description mapped → description: Independent review of a finished change",
-			"tools mapped → tools: read, mcp__github__search_repositories",
+			"tools approximated → tools: read, mcp__github__search_repositories",
 			"thinking mapped → thinking: xhigh",
 			"defaultContext mapped → inherit_context: true",
 			"launcher dropped → enabled: false",
