@@ -283,7 +283,10 @@ function sandboxMode(value: unknown): ForeignReading {
 	if (mode === "read-only") return mapped({ capability: "read-only" });
 	if (mode === "danger-full-access") return ignored("it sandboxes nothing", "remove it");
 	if (mode === "workspace-write") {
-		return refused("it keeps the child's writes inside the workspace, and cadre cannot: its children can write outside the project", "set `capability: read-only` if the child need not write, or remove sandbox_mode if it may write anywhere");
+		// The nearest capability that never widens access (ADR 0106): cadre cannot keep writes inside one folder.
+		return mapped({ capability: "read-only" }, [
+			"Codex lets the child write inside the workspace only, and cadre cannot keep writes inside one folder, so the nearest capability that allows no more is read-only; write capability: read-write (and isolation: worktree) if the child may edit files anywhere you can",
+		]);
 	}
 	return refused(`${show(value)} is not a sandbox mode cadre knows (read-only, workspace-write, danger-full-access)`, "set `capability` (read-only, read-write, execute, all) instead");
 }

@@ -202,9 +202,9 @@ describe("what cadre import needs from the table (issue 12)", () => {
 		expect(read("defaultContext", "sideways")?.outcome).toBe("ignored");
 	});
 
-	it("reads Codex's sandbox_mode like a permission mode: read-only maps, workspace-write is refused", () => {
+	it("reads Codex's sandbox_mode like a permission mode: read-only maps, workspace-write is the nearest capability that allows no more", () => {
 		expect(read("sandbox_mode", "read-only")).toMatchObject({ outcome: "mapped", values: { capability: "read-only" } });
-		expect(read("sandbox_mode", "workspace-write")?.outcome).toBe("refused");
+		expect(read("sandbox_mode", "workspace-write")).toMatchObject({ outcome: "mapped", values: { capability: "read-only" }, notes: [expect.stringContaining("nearest")] });
 		expect(read("sandbox_mode", "danger-full-access")?.outcome).toBe("ignored");
 		expect(read("sandbox_mode", 7)?.outcome).toBe("refused");
 		expect(read("approval_policy", "never")?.outcome).toBe("ignored");
