@@ -161,6 +161,8 @@ export function foreignToolName(written: string): ForeignToolName {
 	const pattern = /^([^()]+)\((.*)\)$/.exec(name);
 	if (pattern) {
 		const tool = (pattern[1] as string).trim();
+		// `Bash(*)` (and an empty pattern) allows every use: it is the tool itself.
+		if (/^\s*\*?\s*$/.test(pattern[2] as string)) return foreignToolName(tool);
 		const reason = NO_PI_TOOL.get(tool.toLowerCase());
 		if (reason) return as(null, "dropped", reason[0], reason[1]);
 		const pi = piToolFor(tool) ?? tool;
@@ -442,7 +444,6 @@ function background(value: unknown): ForeignReading {
 	return ignored("cadre reads `run_in_background`", "write `run_in_background: true`");
 }
 const SAMPLING = always("cadre does not set sampling parameters", "remove it");
-const STEPS = always("cadre counts turns", "write `max_turns`");
 const SKILLS = always("cadre children see the parent's skills", "remove it");
 const MCP_SERVERS = always("cadre children use the parent's MCP tools", "select them with `tools`");
 const NO_ASKING = always("pi never asks before a tool call", "use `capability` to restrict the child");
@@ -509,8 +510,8 @@ export const FOREIGN_KEYS: ReadonlyMap<string, ForeignKey> = new Map(
 			["hidden", ["opencode"], always("cadre shows every enabled type to the parent", "disable the type with `enabled: false` if it must not be used")],
 			["temperature", ["opencode", "gemini"], SAMPLING],
 			["top_p", ["opencode"], SAMPLING],
-			["maxSteps", ["opencode"], STEPS],
-			["steps", ["opencode"], STEPS],
+			["maxSteps", ["opencode"], renamed("max_turns")],
+			["steps", ["opencode"], renamed("max_turns")],
 			["timeout_mins", ["gemini"], NO_TIMER],
 			["timeoutMs", ["nicobailon"], NO_TIMER],
 			["toolTimeoutMs", ["nicobailon"], NO_TIMER],

@@ -202,6 +202,11 @@ describe("what cadre import needs from the table (issue 12)", () => {
 		expect(read("defaultContext", "sideways")?.outcome).toBe("ignored");
 	});
 
+	it("reads opencode's steps and maxSteps as max_turns (issue 19)", () => {
+		expect(read("steps", 12)).toMatchObject({ outcome: "renamed", key: "max_turns", value: 12 });
+		expect(read("maxSteps", 5)).toMatchObject({ outcome: "renamed", key: "max_turns", value: 5 });
+	});
+
 	it("reads Codex's sandbox_mode like a permission mode: read-only maps, workspace-write is the nearest capability that allows no more", () => {
 		expect(read("sandbox_mode", "read-only")).toMatchObject({ outcome: "mapped", values: { capability: "read-only" } });
 		expect(read("sandbox_mode", "workspace-write")).toMatchObject({ outcome: "mapped", values: { capability: "read-only" }, notes: [expect.stringContaining("nearest")] });
@@ -236,6 +241,9 @@ describe("what cadre import needs from the table (issue 12)", () => {
 		// A pattern allows some uses only: the tool is left out rather than allowed entirely.
 		expect(to("Bash(git log:*)")).toMatchObject({ outcome: "dropped", name: null });
 		expect(to("Bash(git log:*)").fix).toContain("bash");
+		// `Bash(*)` allows every command: it is bash itself (issue 19), as is `Bash()` and `Bash`.
+		for (const name of ["Bash(*)", "Bash( * )", "Bash()", "Bash", "bash"]) expect(to(name), name).toMatchObject({ outcome: "mapped", name: "bash" });
+		expect(to("Read(*)")).toMatchObject({ outcome: "mapped", name: "read" });
 		expect(to("patch")).toMatchObject({ outcome: "mapped", name: "edit" });
 		expect(to("lint_everything")).toMatchObject({ outcome: "approximated", name: "lint_everything" });
 		expect(to("*")).toMatchObject({ outcome: "mapped", name: "*" });
