@@ -8,6 +8,7 @@ import { dim, red, safeFields, yellow } from "../../core/terminal-text.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { foreignNotices, loadForCli, problemSummary, useColor } from "./list-command.ts";
 import type { CommonOptions } from "./main.ts";
+import { modelDiagnostics } from "./known-models.ts";
 import { loadedCounts } from "./plural.ts";
 
 export interface CheckOptions extends CommonOptions {
@@ -22,7 +23,7 @@ export function applyStrict(diagnostics: Diagnostic[], strict: boolean): Diagnos
 export async function runCheck(opts: CheckOptions, io: CliIo): Promise<number> {
 	const loaded = loadForCli(opts, io);
 	const strict = Boolean(opts.strict) || loaded.settings.strict;
-	const diagnostics = applyStrict(loaded.diagnostics, strict);
+	const diagnostics = applyStrict([...loaded.diagnostics, ...(await modelDiagnostics(loaded))], strict);
 	const notices = foreignNotices(loaded, opts, io);
 	const errors = diagnostics.filter((d) => d.severity === "error").length;
 	const code = errors > 0 ? EXIT_FAILED : EXIT_OK;
