@@ -124,6 +124,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 			code = await (await load("run", import("./run-command.ts"))).runRun([type, task].filter((arg) => arg !== undefined), opts, io);
 		});
 
+	const runs = program.command("runs").description("the runs cadre run recorded, to find an id for --resume");
+	common(runs.command("list").description("id, type, state, age and description of each recorded run, newest first")).action(async (opts: CommonOptions) => {
+		code = await (await import("./runs-command.ts")).runRunsList(opts, io);
+	});
 	const worktrees = program.command("worktrees").description("list, apply and clean cadre's worktrees");
 	common(worktrees.command("list").description("worktrees and branches cadre created")).action(async (opts: CommonOptions) => {
 		code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("list", null, opts, io);
