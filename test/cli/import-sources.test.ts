@@ -130,7 +130,7 @@ describe("--from opencode", () => {
 			"mode dropped",
 			"tools approximated → tools: read, grep, find, ls",
 			"permission approximated → tools: read, grep, find, ls",
-			"maxSteps dropped",
+			"maxSteps mapped → max_turns: 12",
 			"hidden dropped",
 			"color dropped",
 			"body mapped → the body (standing instructions)",

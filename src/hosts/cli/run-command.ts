@@ -30,6 +30,8 @@ export interface RunCommandOptions extends RequestFlagOptions {
 	events?: boolean;
 	/** A JSON-lines file of requests. */
 	batch?: string;
+	/** With `--batch`: a folder to write each item's answer to (`line-<n>.md`) instead of stdout. */
+	out?: string;
 	/** The id of a finished run to continue. */
 	resume?: string;
 }
@@ -250,6 +252,7 @@ async function runOne(request: SpawnRequest, session: RunSession, opts: RunComma
 
 /** `cadre run …`: the exit code. */
 export async function runRun(positionals: string[], opts: RunCommandOptions, io: CliIo): Promise<number> {
+	if (opts.out !== undefined && opts.batch === undefined) throw new UsageError("--out DIR goes with --batch FILE: it writes each item's answer to a file");
 	if (opts.batch !== undefined) {
 		if (positionals.length > 0 || opts.resume !== undefined) throw new UsageError("cadre run --batch FILE takes no TYPE, task or --resume: each line names its own");
 		const { readBatch, runBatch } = await import("./run-batch.ts");
