@@ -7,6 +7,7 @@
  * order.ts.
  */
 import { type CapabilityMode, type IsolationMode, nameKey } from "../core/values.ts";
+import { editDistance } from "../files/suggest.ts";
 import type { Entry, LoadResult } from "../files/types.ts";
 import { createContext, type ResolutionContext } from "./context.ts";
 import { resolveCwd } from "./cwd.ts";
@@ -35,6 +36,17 @@ export function isEnabled(entry: Entry<"definition">, loaded: LoadResult): boole
 	return toggle ? toggle.value : (entry.keys.enabled?.value ?? true);
 }
 
+/** ` — did you mean x?` for the enabled type nearest a misspelt one (case ignored), else "". */
+function didYouMean(given: string, types: readonly string[]): string {
+	const text = given.toLowerCase();
+	let best: { type: string; distance: number } | null = null;
+	for (const type of types) {
+		const distance = editDistance(text, type.toLowerCase());
+		if (best === null || distance < best.distance) best = { type, distance };
+	}
+	return best !== null && best.distance <= Math.max(2, Math.floor(text.length / 3)) ? ` — did you mean ${best.type}?` : "";
+}
+
 function unknownType(input: ResolveInput, given: string): ResolveResult {
 	const types = enabledTypes(input.loaded);
 	return {
@@ -42,7 +54,7 @@ function unknownType(input: ResolveInput, given: string): ResolveResult {
 		config: null,
 		trace: {},
 		diagnostics: [...input.loaded.diagnostics],
-		refused: { code: "unknown-type", message: `unknown type "${given}"; enabled types: ${types.length > 0 ? types.join(", ") : "(none)"}` },
+		refused: { code: "unknown-type", message: `unknown type "${given}"${didYouMean(given, types)}; enabled types: ${types.length > 0 ? types.join(", ") : "(none)"}` },
 		ignored: [],
 	};
 }

@@ -9,11 +9,12 @@ import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { useColor } from "./list-command.ts";
 import type { RequestFlagOptions } from "./main.ts";
 import { buildCliResolveInput } from "./request-context.ts";
+import { outWidth } from "./width.ts";
 
 export async function runExplain(type: string, opts: RequestFlagOptions, io: CliIo): Promise<number> {
 	const input = await buildCliResolveInput(type, opts, io);
 	const output = explain(input);
 	// The report quotes the repository's files: every string shown escaped, then styled (ADR 0075).
-	io.out(opts.json ? `${JSON.stringify(output, null, 2)}\n` : renderExplain(safeFields(output), useColor(io)));
+	io.out(opts.json ? `${JSON.stringify(output, null, 2)}\n` : renderExplain(safeFields(output), useColor(io), outWidth(io)));
 	return output.refused ? EXIT_FAILED : EXIT_OK;
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { safeLine, safeText } from "../../core/terminal-text.ts";
-import { EXIT_USAGE, UsageError, type CliIo, processIo } from "./io.ts";
+import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, processIo } from "./io.ts";
 
 /** Options every subcommand takes. */
 export interface CommonOptions {
@@ -81,6 +81,15 @@ async function load<T>(command: string, module: Promise<T>): Promise<T> {
 	}
 }
 
+/** The exit codes, for `cadre --help` (spec 06; src/hosts/cli/io.ts holds them). */
+const EXIT_CODES_HELP = `
+Exit codes:
+  ${EXIT_OK}    success (explain: the spawn would go ahead)
+  ${EXIT_FAILED}    check found errors (or warnings under --strict), a spawn is refused, or a run did not complete
+  ${EXIT_USAGE}    usage error: an unknown command or flag, a bad value
+  ${EXIT_INTERRUPTED}  interrupted (Ctrl-C)
+`;
+
 /** Runs the CLI and returns the exit code. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
 	let code = 0;
@@ -90,7 +99,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 		.exitOverride()
 		// Help and commander's errors echo arguments: shown, never acted on (ADR 0075).
 		.configureOutput({ writeOut: (text) => io.out(safeText(text)), writeErr: (text) => io.err(safeText(text)) })
-		.showHelpAfterError("(run `cadre --help` for usage)");
+		.showHelpAfterError("(run `cadre --help` for usage)")
+		.addHelpText("after", EXIT_CODES_HELP);
 
 	common(program.command("list").description("every definition, role and persona, with scope and what it shadows")).action(
 		async (opts: CommonOptions) => {

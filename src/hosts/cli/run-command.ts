@@ -9,6 +9,7 @@
  */
 import { resolve as resolvePath } from "node:path";
 import { safeLine, safeText } from "../../core/terminal-text.ts";
+import { wrapLine } from "../../core/wrap.ts";
 import type { SpawnRequest } from "../../resolve/types.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
 import { createHeadlessParent, type HeadlessParent, transcriptDir } from "../../runtime/pi-sdk.ts";
@@ -23,6 +24,7 @@ import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, type CliIo, UsageError } from "
 import type { RequestFlagOptions } from "./main.ts";
 import { cliDirs, parentFactFlags, parseRequestFlags } from "./request-context.ts";
 import { createProgress, type ProgressReporter, runTotals } from "./run-progress.ts";
+import { errWidth } from "./width.ts";
 
 /** Options of `cadre run`: the request flags plus its own. */
 export interface RunCommandOptions extends RequestFlagOptions {
@@ -61,8 +63,9 @@ export function refusalOf(error: unknown): RunRefusal | null {
 }
 
 /** The refusal on stderr: its text and what to do. */
-export function refusalLines(refusal: RunRefusal): string {
-	return safeText(`cadre: ${refusal.message}\n${refusal.hints.map((hint) => `hint: ${hint}\n`).join("")}`);
+export function refusalLines(refusal: RunRefusal, width: number | null = null): string {
+	const lines = [`cadre: ${refusal.message}`, ...refusal.hints.map((hint) => `hint: ${hint}`)];
+	return lines.flatMap((line) => wrapLine(safeText(line), width, "  ")).map((line) => `${line}\n`).join("");
 }
 
 /** Everything one invocation runs with. */
@@ -180,7 +183,8 @@ function summaryLine(run: RunRecord): string {
 /** What a finished run writes on stderr whatever the flags: its warnings, its worktree, a record not written. */
 export function endNotes(result: RunResult): string[] {
 	const notes: string[] = [];
-	for (const warning of result.warnings) notes.push(`cadre: warning: ${warning}`);
+	// Each warning is already `file:line:col warning code message`: its severity is said once.
+	for (const warning of result.warnings) notes.push(`cadre: ${warning}`);
 	const summary = (result.isolation as { summary?: unknown } | null)?.summary;
 	if (typeof summary === "string" && summary) notes.push(`cadre: ${summary}`);
 	if (result.persistError) notes.push(`cadre: not persisted: ${result.persistError}`);
@@ -232,7 +236,7 @@ async function runOne(request: SpawnRequest, session: RunSession, opts: RunComma
 		if (!refusal) throw error;
 		session.progress.close();
 		if (opts.json) io.out(`${JSON.stringify({ type: request.subagent_type ?? null, status: "refused", refused: refusal }, null, 2)}\n`);
-		io.err(refusalLines(refusal));
+		io.err(refusalLines(refusal, errWidth(io)));
 		return session.interrupted() ? EXIT_INTERRUPTED : EXIT_FAILED;
 	}
 	const run = await started.done;
