@@ -27,6 +27,7 @@ export type DiagnosticCode =
 	| "foreign-key"
 	| "restriction-unread"
 	| "unknown-tool"
+	| "model-unknown"
 	| "foreign-files"
 	// resolution (spec 02, 04)
 	| "tool-unavailable"

@@ -138,7 +138,12 @@ export interface ForeignToolName {
 	/** Why it differs from what was written, or why it is left out ("" when mapped as is). */
 	why: string;
 	fix: string;
+	/** The name is kept although no pi built-in has it (an MCP or extension tool): `cadre check` warns until toolKinds classifies it. */
+	kept?: true;
 }
+
+/** Why a kept name (an MCP or extension tool) is approximated: pi itself provides no such tool. */
+export const KEPT_WHY = "no pi built-in tool: kept for an extension or MCP server that provides it";
 
 /** pi's MCP tool names (`mcp__<server>__<tool>`): everything but `[A-Za-z0-9_*]` becomes `_`. */
 const mcpName = (server: string, tool: string) => `mcp__${server}__${tool}`.replace(/[^A-Za-z0-9_*]/g, "_");
@@ -152,9 +157,12 @@ const mcpName = (server: string, tool: string) => `mcp__${server}__${tool}`.repl
 export function foreignToolName(written: string): ForeignToolName {
 	const name = written.trim();
 	const as = (to: string | null, outcome: ForeignToolName["outcome"], why = "", fix = ""): ForeignToolName => ({ name: to, outcome, why, fix });
+	const kept = (to: string, why = `${to} is ${KEPT_WHY}`): ForeignToolName => ({ name: to, outcome: "approximated", why, fix: "", kept: true });
 	const pattern = /^([^()]+)\((.*)\)$/.exec(name);
 	if (pattern) {
 		const tool = (pattern[1] as string).trim();
+		// `Bash(*)` (and an empty pattern) allows every use: it is the tool itself.
+		if (/^\s*\*?\s*$/.test(pattern[2] as string)) return foreignToolName(tool);
 		const reason = NO_PI_TOOL.get(tool.toLowerCase());
 		if (reason) return as(null, "dropped", reason[0], reason[1]);
 		const pi = piToolFor(tool) ?? tool;
@@ -166,10 +174,10 @@ export function foreignToolName(written: string): ForeignToolName {
 	const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
 	if (mcp) {
 		const to = mcpName(mcp[1] as string, mcp[2] as string);
-		return to === name ? as(to, "mapped") : as(to, "approximated", `pi spells this MCP tool ${to}`);
+		return to === name ? kept(to) : kept(to, `pi spells this MCP tool ${to}, ${KEPT_WHY}`);
 	}
 	const colon = /^mcp:([^/]+)(?:\/(.+))?$/.exec(name);
-	if (colon) return as(mcpName(colon[1] as string, colon[2] ?? "*"), "mapped");
+	if (colon) return colon[2] === undefined ? as(mcpName(colon[1] as string, "*"), "mapped") : kept(mcpName(colon[1] as string, colon[2]));
 	if (name === "mcp_*") return as("mcp__*", "mapped");
 	const geminiServer = /^mcp_(.+)_\*$/.exec(name);
 	if (geminiServer) return as(mcpName(geminiServer[1] as string, "*"), "mapped");
@@ -180,7 +188,7 @@ export function foreignToolName(written: string): ForeignToolName {
 	}
 	const reason = NO_PI_TOOL.get(name.toLowerCase());
 	if (reason) return as(null, "dropped", reason[0], reason[1]);
-	return as(name, "approximated", `${name} is no pi built-in tool: kept for an extension or MCP server that provides it`, "check `cadre explain` shows it, or remove it");
+	return { ...kept(name), fix: "check `cadre explain` shows it, or remove it" };
 }
 
 /**
@@ -277,7 +285,10 @@ function sandboxMode(value: unknown): ForeignReading {
 	if (mode === "read-only") return mapped({ capability: "read-only" });
 	if (mode === "danger-full-access") return ignored("it sandboxes nothing", "remove it");
 	if (mode === "workspace-write") {
-		return refused("it keeps the child's writes inside the workspace, and cadre cannot: its children can write outside the project", "set `capability: read-only` if the child need not write, or remove sandbox_mode if it may write anywhere");
+		// The nearest capability that never widens access (ADR 0106): cadre cannot keep writes inside one folder.
+		return mapped({ capability: "read-only" }, [
+			"Codex lets the child write inside the workspace only, and cadre cannot keep writes inside one folder, so the nearest capability that allows no more is read-only; write capability: read-write (and isolation: worktree) if the child may edit files anywhere you can",
+		]);
 	}
 	return refused(`${show(value)} is not a sandbox mode cadre knows (read-only, workspace-write, danger-full-access)`, "set `capability` (read-only, read-write, execute, all) instead");
 }
@@ -433,7 +444,6 @@ function background(value: unknown): ForeignReading {
 	return ignored("cadre reads `run_in_background`", "write `run_in_background: true`");
 }
 const SAMPLING = always("cadre does not set sampling parameters", "remove it");
-const STEPS = always("cadre counts turns", "write `max_turns`");
 const SKILLS = always("cadre children see the parent's skills", "remove it");
 const MCP_SERVERS = always("cadre children use the parent's MCP tools", "select them with `tools`");
 const NO_ASKING = always("pi never asks before a tool call", "use `capability` to restrict the child");
@@ -500,8 +510,8 @@ export const FOREIGN_KEYS: ReadonlyMap<string, ForeignKey> = new Map(
 			["hidden", ["opencode"], always("cadre shows every enabled type to the parent", "disable the type with `enabled: false` if it must not be used")],
 			["temperature", ["opencode", "gemini"], SAMPLING],
 			["top_p", ["opencode"], SAMPLING],
-			["maxSteps", ["opencode"], STEPS],
-			["steps", ["opencode"], STEPS],
+			["maxSteps", ["opencode"], renamed("max_turns")],
+			["steps", ["opencode"], renamed("max_turns")],
 			["timeout_mins", ["gemini"], NO_TIMER],
 			["timeoutMs", ["nicobailon"], NO_TIMER],
 			["toolTimeoutMs", ["nicobailon"], NO_TIMER],

@@ -181,10 +181,11 @@ export function cadreNameFor(written: string): string {
 const NAME_BYTES = 4096;
 
 /**
- * The `name` key near the top of a regular file (`name: x` in frontmatter, `name = "x"` in TOML),
- * read from its first few kilobytes only; null when there is none. Symlinks are not followed.
+ * The top-level keys of a regular file the notice reads: its text before the first TOML table
+ * (`[[outputs]]` holds a `name` of its own) or its frontmatter, from the first few kilobytes only;
+ * null when the file is not a regular file or has no frontmatter. Symlinks are not followed.
  */
-function nameKeyOf(path: string, format: ForeignFormat): string | null {
+function headOf(path: string, format: ForeignFormat): string | null {
 	try {
 		if (!lstatSync(path).isFile()) return null;
 	} catch {
@@ -193,10 +194,20 @@ function nameKeyOf(path: string, format: ForeignFormat): string | null {
 	// The one reader: non-blocking, a regular file by its descriptor too, the first NAME_BYTES only.
 	const read = readFileUnder(path, { confine: "any", root: "", maxBytes: NAME_BYTES, head: true });
 	if (!read.ok) return null;
-	const text = read.text;
-	const head = format === "toml" ? text : /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1];
-	const found = head === undefined ? null : (format === "toml" ? /^name\s*=\s*["']([^"'\n]+)["']/m : /^name:\s*["']?([^"'\n#]+?)["']?\s*$/m).exec(head);
+	if (format === "toml") return read.text.split(/^\s*\[/m)[0] as string;
+	return /^---\r?\n([\s\S]*?)\r?\n---/.exec(read.text)?.[1] ?? null;
+}
+
+/** A top-level key's one-line value in a head (`key: x` in frontmatter, `key = "x"` in TOML), else null. */
+function topLevelValue(head: string | null, format: ForeignFormat, key: "name" | "mode"): string | null {
+	if (head === null) return null;
+	const found = (format === "toml" ? new RegExp(`^${key}\\s*=\\s*["']([^"'\\n]+)["']`, "m") : new RegExp(`^${key}:\\s*["']?([^"'\\n#]+?)["']?\\s*$`, "m")).exec(head);
 	return found ? (found[1] as string) : null;
+}
+
+/** Files `cadre import` skips on purpose (opencode's primary agents), so no notice asks to import them. */
+function importSkips(source: ImportSource, head: string | null, format: ForeignFormat): boolean {
+	return source === "opencode" && topLevelValue(head, format, "mode") === "primary";
 }
 
 // ── Notices ─────────────────────────────────────────────────────────────────────────────────
@@ -212,7 +223,11 @@ export function foreignFileNotices(dirs: PlaceDirs, known: (kind: EntryKind, nam
 		for (const scope of ["project", "user"] as const) {
 			const places = foreignPlaces(source, dirs, scope).filter((place) => !place.cadreOwn && place.format !== "opencode-json");
 			const files = places.flatMap((place) => listPlaceFiles(place).map((file) => ({ place, file })));
-			const fresh = files.filter(({ place, file }) => !known(place.kind, cadreNameFor(nameKeyOf(file.path, place.format) ?? file.stem)));
+			const fresh = files.filter(({ place, file }) => {
+				const head = headOf(file.path, place.format);
+				if (importSkips(source, head, place.format)) return false;
+				return !known(place.kind, cadreNameFor(topLevelValue(head, place.format, "name") ?? file.stem));
+			});
 			const first = fresh[0];
 			if (!first) continue;
 			const folders = [...new Set(fresh.map(({ place }) => show(place.path)))].join(", ");

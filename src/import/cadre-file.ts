@@ -17,17 +17,32 @@ export type CadreFormat = "markdown" | "toml";
 
 const plain = (key: string, value: unknown) => (key === "tools" && Array.isArray(value) ? value.join(", ") : value);
 
-/** Renders keys and text as a cadre file. */
-export function renderCadreFile(kind: EntryKind, format: CadreFormat, keys: readonly [string, unknown][], text: string | null): string {
+/**
+ * Renders keys and text as a cadre file; `comments` are `#` lines written above a top-level key
+ * (one line each, already free of line breaks).
+ */
+export function renderCadreFile(kind: EntryKind, format: CadreFormat, keys: readonly [string, unknown][], text: string | null, comments: Readonly<Record<string, readonly string[]>> = {}): string {
 	const data: Record<string, unknown> = {};
 	for (const [key, value] of keys) data[key] = plain(key, value);
 	if (format === "toml") {
 		const textKey = TEXT_KEY[kind];
 		if (textKey !== null && text !== null) data[textKey] = text;
-		return `${tomlStringify(data).trimEnd()}\n`;
+		return `${withComments(tomlStringify(data).trimEnd(), comments, " =")}\n`;
 	}
-	const frontmatter = keys.length === 0 ? "" : yamlStringify(data, { lineWidth: 0 });
+	const frontmatter = keys.length === 0 ? "" : withComments(yamlStringify(data, { lineWidth: 0 }), comments, ":");
 	return `---\n${frontmatter}---\n${text === null ? "" : `\n${text}\n`}`;
+}
+
+/** `text` with each key's comment lines above the first line that starts the key. */
+function withComments(text: string, comments: Readonly<Record<string, readonly string[]>>, separator: string): string {
+	let out = text;
+	for (const [key, lines] of Object.entries(comments)) {
+		const found = out.startsWith(`${key}${separator}`) ? 0 : out.indexOf(`\n${key}${separator}`);
+		if (found < 0) continue;
+		const at = found === 0 ? 0 : found + 1;
+		out = `${out.slice(0, at)}${lines.map((line) => `# ${line.replace(/[\r\n]+/g, " ")}\n`).join("")}${out.slice(at)}`;
+	}
+	return out;
 }
 
 /** Where the checked file would live, for the loader's messages and confinement. */

@@ -51,6 +51,8 @@ export interface Converted {
 	fields: FieldReport[];
 	/** Why the agent is not imported at all (opencode's primary agents), else null. */
 	skip: string | null;
+	/** Comment lines written above a key (why the type is written `enabled: false`). */
+	comments: Record<string, string[]>;
 }
 
 /** The written order of a cadre file's keys. */
@@ -120,7 +122,16 @@ export function convertAgent(agent: ForeignAgent, ctx: ConvertContext): Converte
 		text: draft.texts.length === 0 ? null : draft.texts.join("\n\n"),
 		fields: draft.fields,
 		skip: primaryAgent(agent, ctx.source),
+		comments: disabledComments(draft.refusals),
 	};
+}
+
+/** What the written file says above `enabled: false` when a restriction cadre cannot honour disabled it. */
+function disabledComments(refusals: readonly FieldReport[]): Record<string, string[]> {
+	if (refusals.length === 0) return {};
+	const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+	const lines = refusals.flatMap((r) => [`disabled by cadre import: ${r.key}: ${oneLine((r.why ?? "").replace(/; the type is written disabled.*$/, ""))}`, `fix: ${oneLine(r.fix ?? "")}`]);
+	return { enabled: lines };
 }
 
 const bodyWritten = (kind: EntryKind) => (kind === "definition" ? "the body (standing instructions)" : kind === "role" ? "the role prompt" : "the persona's instructions");

@@ -4,7 +4,7 @@
  * Each reader says what cadre writes and whether that is the same, an approximation, or nothing.
  */
 import { isInherit, normalizeCapability, normalizeIsolation, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
-import { foreignToolName, nameList } from "../files/foreign-keys.ts";
+import { foreignToolName, KEPT_WHY, nameList } from "../files/foreign-keys.ts";
 import type { FieldOutcome } from "./report.ts";
 
 /** What cadre writes for one value: `value` undefined writes nothing. */
@@ -35,6 +35,12 @@ export function booleanValue(value: unknown): ValueReading {
 	return typeof value === "boolean" ? same(value) : none(`${JSON.stringify(value)} is not true or false`, "write true or false");
 }
 
+/** One sentence for the names kept although pi has none of them (a long MCP list is one line, ADR 0105). */
+function keptNote(names: readonly string[]): string {
+	const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? ` and ${names.length - 5} more` : "");
+	return names.length === 1 ? `${shown} is ${KEPT_WHY}` : `${shown} are ${KEPT_WHY.replace("provides it", "provides them")}`;
+}
+
 /** A tools allowlist: each name as pi names it; names pi has no counterpart for are left out. */
 export function toolsValue(value: unknown): ValueReading {
 	if (typeof value === "string" && /^\s*(all|none|\*)\s*$/i.test(value)) {
@@ -46,14 +52,17 @@ export function toolsValue(value: unknown): ValueReading {
 	if (list.length === 0) return same("none");
 	const out: string[] = [];
 	const changes: string[] = [];
+	const kept: string[] = [];
 	let fix: string | null = null;
 	for (const written of list) {
 		const tool = foreignToolName(written);
 		if (tool.name !== null && !out.includes(tool.name)) out.push(tool.name);
-		if (tool.outcome === "dropped") changes.push(`${written} is left out: ${tool.why}`);
+		if (tool.kept && tool.name === written.trim()) kept.push(written.trim());
+		else if (tool.outcome === "dropped") changes.push(`${written} is left out: ${tool.why}`);
 		else if (tool.outcome === "approximated") changes.push(`${written}: ${tool.why}`);
 		if (tool.fix && tool.outcome === "dropped" && !fix?.includes(tool.fix)) fix = fix ? `${fix}; ${tool.fix}` : tool.fix;
 	}
+	if (kept.length > 0) changes.push(keptNote(kept));
 	const value_ = out.length === 0 ? "none" : out;
 	return changes.length === 0 ? same(value_) : near(value_, changes.join("; "), fix);
 }

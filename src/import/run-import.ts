@@ -236,7 +236,7 @@ function verbatim(source: string, converted: Converted, format: CadreFormat, pla
 function checkedText(converted: Converted, format: CadreFormat, place: Parameters<typeof checkCadreFile>[3]): { text: string; diagnostics: Diagnostic[] } {
 	let keys = converted.keys;
 	for (;;) {
-		const text = renderCadreFile(converted.kind, format, keys, converted.text);
+		const text = renderCadreFile(converted.kind, format, keys, converted.text, converted.comments);
 		const checked = checkCadreFile(text, converted.kind, format, place);
 		const errors = checked.diagnostics.filter((d) => d.severity === "error");
 		const bad = new Set(errors.map((d) => checked.keyAt(d.line)).filter((key): key is string => key !== null && keys.some(([k]) => k === key)));

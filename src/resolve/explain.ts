@@ -7,6 +7,7 @@
 import { compareDiagnostics, type Diagnostic, formatDiagnostic } from "../core/diagnostics.ts";
 import { bold, red } from "../core/terminal-text.ts";
 import { type Budget, formatBudget } from "../core/budget.ts";
+import { fitTable, wrapLine } from "../core/wrap.ts";
 import { showValue } from "../files/keys.ts";
 import { MAX_NESTING } from "../files/raw.ts";
 import { CONFIG_FIELDS } from "./order.ts";
@@ -113,7 +114,7 @@ function cell(field: string, value: unknown): string {
 }
 
 /** The input check below the table: one line per input, its type, whether required, the outcome. */
-function inputLines(checks: InputCheck[]): string[] {
+function inputLines(checks: InputCheck[], width: number | null): string[] {
 	if (checks.length === 0) return [];
 	const rows = checks.map((check) => [
 		check.name,
@@ -121,7 +122,7 @@ function inputLines(checks: InputCheck[]): string[] {
 		check.required ? "required" : "optional",
 		check.status === "ok" ? `ok: ${check.text}` : `${check.status}${check.note ? `: ${check.note}` : ""}`,
 	]);
-	return ["", "inputs:", ...table(rows, false).split("\n").map((line) => `  ${line}`)];
+	return ["", "inputs:", ...table(rows, false, width === null ? null : width - 2).split("\n").map((line) => `  ${line}`)];
 }
 
 function from(entry: TraceEntry): string {
@@ -172,28 +173,20 @@ function involvedFiles(output: ExplainJson): Set<string> {
 	return files;
 }
 
-function table(rows: string[][], tty: boolean): string {
-	const widths: number[] = [];
-	for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-	return rows
-		.map((row, r) => {
-			const line = row
-				.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-				.join("  ")
-				.trimEnd();
-			return r === 0 && tty ? bold(line) : line;
-		})
-		.join("\n");
+function table(rows: string[][], tty: boolean, width: number | null = null): string {
+	return fitTable(rows, width, tty ? bold : undefined).join("\n");
 }
 
 /**
  * The human form: header, the field table, then diagnostics of the files involved. `tty` adds
  * styles; the caller hands in `safeFields(output)` when the text goes to a terminal (ADR 0075).
+ * `width` fits every line to it (the table's widest columns wrap; ADR 0108); null: no wrapping.
  */
-export function renderExplain(output: ExplainJson, tty = false): string {
+export function renderExplain(output: ExplainJson, tty = false, width: number | null = null): string {
 	const lines: string[] = [];
 	const refusedText = output.refused ? `refused: ${output.refused.code} — ${output.refused.message}` : "would spawn";
-	lines.push(`${output.type}: ${tty && output.refused ? red(refusedText) : refusedText}`);
+	const head = wrapLine(`${output.type}: ${refusedText}`, width, "  ");
+	lines.push(...(tty && output.refused ? head.map((line) => red(line)) : head));
 	lines.push(...parentLines(output.parents ?? []));
 	if (output.config) {
 		lines.push("");
@@ -205,17 +198,17 @@ export function renderExplain(output: ExplainJson, tty = false): string {
 			if (field === "reasoningEffort" && entry.applied && entry.applied !== entry.value) value += ` (runs as ${entry.applied})`;
 			rows.push([field, value, from(entry), [capText(entry), beaten(entry.candidates)].filter((part) => part !== "").join("; ")]);
 		}
-		lines.push(table(rows, tty));
-		lines.push(...inputLines(output.config.inputs ?? []));
+		lines.push(table(rows, tty, width));
+		lines.push(...inputLines(output.config.inputs ?? [], width));
 		const budget = output.trace.budget?.dimensions;
-		if (budget) lines.push(...budgetLines(budget, (entry) => [from(entry), capText(entry), beaten(entry.candidates)], (rows) => table(rows, false)));
+		if (budget) lines.push(...budgetLines(budget, (entry) => [from(entry), capText(entry), beaten(entry.candidates)], (rows) => table(rows, false, width)));
 	}
 	const files = involvedFiles(output);
 	const shown = output.diagnostics.filter((d) => d.file === null || files.has(d.file));
 	const rest = output.diagnostics.length - shown.length;
 	if (shown.length > 0 || rest > 0) {
 		lines.push("", "diagnostics:");
-		for (const diagnostic of [...shown].sort(compareDiagnostics)) lines.push(`  ${formatDiagnostic(diagnostic)}`);
+		for (const diagnostic of [...shown].sort(compareDiagnostics)) lines.push(...wrapLine(`  ${formatDiagnostic(diagnostic)}`, width, "    "));
 		if (rest > 0) lines.push(`  ${rest} more — run \`cadre check\``);
 	}
 	return `${lines.join("\n")}\n`;

@@ -20,7 +20,8 @@ export class FieldDiagnostics {
 	}
 }
 
-const REFUSAL_PRIORITY: RefusalCode[] = [
+/** Which refusal is reported when several apply: the first of these (docs/resolution.md says it). */
+export const REFUSAL_PRIORITY: readonly RefusalCode[] = [
 	"depth-exceeded",
 	"type-not-allowed",
 	"resume-refused",

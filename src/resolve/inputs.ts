@@ -13,7 +13,7 @@ import { isInside } from "../files/read-confined.ts";
 import { suggestKey } from "../files/suggest.ts";
 import type { Entry, IoSpec } from "../files/types.ts";
 import type { ResolutionContext } from "./context.ts";
-import { derived, present, show } from "./slots.ts";
+import { derived, positionOf, present, show } from "./slots.ts";
 import type { InputCheck, SpawnReader, TraceEntry } from "./types.ts";
 
 /** Where the child works and what else a path input may name: the child's cwd and the project, by real path. */
@@ -98,16 +98,20 @@ const what = (check: InputCheck) => `input "${check.name}" (${check.ioType ?? "u
 
 /** Records the checks' refusals and warnings. */
 function report(ctx: ResolutionContext, checks: InputCheck[], persona: Entry<"persona"> | null): void {
-	const of = persona ? ` of persona "${persona.name}" (${persona.origin ?? persona.path})` : "";
+	// A declared input's refusal points at the persona's inputs key, file:line:col (issue 19).
+	const inputsKey = persona?.keys.inputs;
+	const at = { ...positionOf(inputsKey?.source ?? null), ...(inputsKey?.column !== undefined ? { column: inputsKey.column } : {}) };
+	const where = at.file !== null && at.line !== null ? [at.file, at.line, ...(at.column !== null ? [at.column] : [])].join(":") : (persona?.origin ?? persona?.path);
+	const of = persona ? ` of persona "${persona.name}" (${where})` : "";
 	for (const check of checks) {
 		if (check.status === "missing") {
 			const message = `${what(check)}${of} is missing${check.description ? `: ${check.description}` : ""}`;
 			ctx.refusals.add("input-missing", message);
-			ctx.diagnostics.add("inputs", { severity: "error", file: null, line: null, column: null, code: "input-missing", message, hint: `pass it in the request's inputs: {"${check.name}": …}` });
+			ctx.diagnostics.add("inputs", { severity: "error", ...at, code: "input-missing", message, hint: `pass it in the request's inputs: {"${check.name}": …}` });
 		} else if (check.status === "invalid") {
 			const message = `${what(check)}${of}: ${check.note}`;
 			ctx.refusals.add("input-invalid", message);
-			ctx.diagnostics.add("inputs", { severity: "error", file: null, line: null, column: null, code: "input-invalid", message, hint: inputHint(check.ioType) });
+			ctx.diagnostics.add("inputs", { severity: "error", ...at, code: "input-invalid", message, hint: inputHint(check.ioType) });
 		} else if (check.status === "undeclared") {
 			const message = `request input "${check.name}" is not an input${of || " (no persona applies)"}${persona ? `: ${check.note}` : ""}; it is passed on as given`;
 			ctx.diagnostics.add("inputs", { severity: "warning", file: null, line: null, column: null, code: "input-unknown", message, hint: "rename it to a declared input, or declare it in the persona's inputs" });

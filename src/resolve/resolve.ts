@@ -7,6 +7,7 @@
  * order.ts.
  */
 import { type CapabilityMode, type IsolationMode, nameKey } from "../core/values.ts";
+import { editDistance } from "../files/suggest.ts";
 import type { Entry } from "../files/types.ts";
 import { resolveBudget } from "./budget.ts";
 import { capCapability, capIsolation, capTools, checkNesting, depthOf, resolveDelegation } from "./delegation.ts";
@@ -26,6 +27,17 @@ import type { EffectiveConfig, ResolveInput, ResolveResult, Trace, TraceEntry } 
 
 export { enabledTypes, isEnabled } from "./enabled.ts";
 
+/** ` — did you mean x?` for the enabled type nearest a misspelt one (case ignored), else "". */
+function didYouMean(given: string, types: readonly string[]): string {
+	const text = given.toLowerCase();
+	let best: { type: string; distance: number } | null = null;
+	for (const type of types) {
+		const distance = editDistance(text, type.toLowerCase());
+		if (best === null || distance < best.distance) best = { type, distance };
+	}
+	return best !== null && best.distance <= Math.max(2, Math.floor(text.length / 3)) ? ` — did you mean ${best.type}?` : "";
+}
+
 function unknownType(input: ResolveInput, given: string): ResolveResult {
 	const types = enabledTypes(input.loaded);
 	return {
@@ -33,7 +45,7 @@ function unknownType(input: ResolveInput, given: string): ResolveResult {
 		config: null,
 		trace: {},
 		diagnostics: [...input.loaded.diagnostics],
-		refused: { code: "unknown-type", message: `unknown type "${given}"; enabled types: ${types.length > 0 ? types.join(", ") : "(none)"}` },
+		refused: { code: "unknown-type", message: `unknown type "${given}"${didYouMean(given, types)}; enabled types: ${types.length > 0 ? types.join(", ") : "(none)"}` },
 		ignored: [],
 	};
 }

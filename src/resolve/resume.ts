@@ -29,7 +29,8 @@ function resumeRefusal(input: ResolveInput, id: string): string | null {
 		const raw = request.persona;
 		const asked = typeof raw === "string" && nameKey(raw) !== "none" ? nameKey(raw) : null;
 		const had = stored.config.persona === null ? null : nameKey(stored.config.persona);
-		if (asked !== had) return `run "${id}" ran with persona ${show(stored.config.persona)}; a resume cannot change it to ${show(raw)} (omit persona)`;
+		const ran = stored.config.persona === null ? "no persona" : `persona ${show(stored.config.persona)}`;
+		if (asked !== had) return `run "${id}" ran with ${ran}; a resume cannot change it to ${show(raw)} (omit persona)`;
 	}
 	return null;
 }

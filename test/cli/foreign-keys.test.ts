@@ -107,15 +107,22 @@ describe("foreign restriction keys", () => {
 });
 
 describe("tool names that match no pi tool", () => {
-	it("check reports each Claude Code tool name at the key, with pi's name", () => {
+	it("check reports the Claude Code tool names of one key once, at the key, with pi's names", () => {
 		const p = project({ "project/.pi/agents/claude.md": "---\ndescription: From Claude\ntools: Read, Grep, Glob\n---\nLook.\n" });
 		const run = runCliJson<CheckJson>(["check", "--cwd", p.dir], { env: p.env });
-		expect(run.json.diagnostics.map(at)).toEqual([
-			".pi/agents/claude.md:3:8 warning unknown-tool",
-			".pi/agents/claude.md:3:8 warning unknown-tool",
-			".pi/agents/claude.md:3:8 warning unknown-tool",
-		]);
-		expect(run.json.diagnostics.map((d) => d.message.match(/did you mean (\w+)\?/)?.[1])).toEqual(["read", "grep", "find"]);
+		expect(run.json.diagnostics.map(at)).toEqual([".pi/agents/claude.md:3:8 warning unknown-tool"]);
+		expect(run.json.diagnostics[0]?.message).toBe("3 tools of definition claude match no pi tool: Read (did you mean read?), Grep (did you mean grep?), Glob (did you mean find?)");
+		expect(run.json.diagnostics[0]?.hint).toContain("write read, grep, find");
+	});
+
+	it("groups a long MCP tool list into one diagnostic naming the count, the first names and the toolKinds pattern", () => {
+		const names = Array.from({ length: 90 }, (_, i) => `mcp__github__tool_${i}`);
+		const p = project({ "project/.pi/agents/mcp.md": `---\ndescription: MCP\ntools: Read, ${names.join(", ")}\n---\nWork.\n` });
+		const run = runCliJson<CheckJson>(["check", "--cwd", p.dir], { env: p.env });
+		expect(run.json.diagnostics.map(at)).toEqual([".pi/agents/mcp.md:3:8 warning unknown-tool"]);
+		const [d] = run.json.diagnostics;
+		expect(d?.message).toMatch(/^91 tools of definition mcp match no pi tool: Read \(did you mean read\?\), mcp__github__tool_0, mcp__github__tool_1, mcp__github__tool_2, mcp__github__tool_3 and 86 more$/);
+		expect(d?.hint).toContain('"mcp__github__*": "read"');
 	});
 
 	it("positions each entry of a YAML list, and says how to silence a name that may be an extension tool", () => {

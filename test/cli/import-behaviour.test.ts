@@ -217,6 +217,19 @@ describe("the human report", () => {
 	});
 });
 
+describe("a type written disabled", () => {
+	it("says why in the file, in the import summary and in check", () => {
+		const p = projectWith(null, { "project/.claude/agents/strict.md": "---\nname: strict\ndescription: Asks.\npermissionMode: dontAsk\n---\nWork.\n" });
+		const run = runCli(["import", "--from", "claude", "--cwd", p.dir], { env: p.env });
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain("Claude Code: 1 created\n1 file is written disabled (enabled: false), so no spawn uses it: strict — its permissionMode cannot be honoured (the comment above enabled says why)\n");
+		const text = readFileSync(join(p.dir, ".pi/agents/strict.md"), "utf8");
+		expect(text).toMatch(/# disabled by cadre import: permissionMode: .*dontAsk.*\n# .*then remove enabled: false\nenabled: false\n/);
+		const check = runCli(["check", "--cwd", p.dir], { env: p.env });
+		expect(check.stdout).toMatch(/ok: \d+ definitions \(1 disabled: strict\), 0 roles, 0 personas, no problems/);
+	});
+});
+
 describe("check and list point at foreign files", () => {
 	it("say once per tool and scope, as an info, that cadre import converts them — and stop once they are imported", () => {
 		const p = projectWith("claude", { "home/.claude/agents/mine.md": AGENT });
@@ -248,6 +261,17 @@ describe("check and list point at foreign files", () => {
 		expect(file(importJson(p, "claude").json, ".claude/agents/file-stem.md")).toMatchObject({ to: ".pi/agents/helper.md", action: "create" });
 		const after = runCliJson<{ infos: number }>(["check", "--cwd", p.dir], { env: p.env });
 		expect(after.json.infos).toBe(0);
+	});
+
+	it("stop after a finished import of grok-build (a name inside [[outputs]] is not the persona's) and opencode (a primary agent import skips)", () => {
+		for (const source of ["grok", "opencode"]) {
+			const p = projectWith(source);
+			const before = runCliJson<{ diagnostics: { code: string; message: string }[] }>(["check", "--cwd", p.dir], { env: p.env });
+			expect(before.json.diagnostics.filter((d) => d.code === "foreign-files")).toHaveLength(1);
+			expect(importJson(p, source).code).toBe(0);
+			const after = runCliJson<{ diagnostics: { code: string; message: string }[] }>(["check", "--cwd", p.dir], { env: p.env });
+			expect(after.json.diagnostics.filter((d) => d.code === "foreign-files").map((d) => d.message)).toEqual([]);
+		}
 	});
 
 	it("run from a folder that has no .pi yet, at the git root", () => {

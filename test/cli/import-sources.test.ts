@@ -130,7 +130,7 @@ describe("--from opencode", () => {
 			"mode dropped",
 			"tools approximated → tools: read, grep, find, ls",
 			"permission approximated → tools: read, grep, find, ls",
-			"maxSteps dropped",
+			"maxSteps mapped → max_turns: 12",
 			"hidden dropped",
 			"color dropped",
 			"body mapped → the body (standing instructions)",
@@ -230,19 +230,22 @@ describe("--from codex", () => {
 			"name mapped → file builder",
 			"description mapped → description: Implements small, well-defined changes inside the workspace.",
 			"model mapped → model: test/claude-opus-4-1",
-			"sandbox_mode dropped → enabled: false",
+			"sandbox_mode approximated → capability: read-only",
 			"approval_policy dropped",
 			"model_verbosity dropped",
 			"developer_instructions mapped → the body (standing instructions)",
 			"mcp_servers dropped",
 		]);
-		expect(field(file(run.json, ".codex/agents/builder.toml"), "sandbox_mode").why).toContain("keeps the child's writes inside the workspace");
+		// workspace-write is the nearest capability that allows no more (issue 19), not a disabled type.
+		expect(field(file(run.json, ".codex/agents/builder.toml"), "sandbox_mode").why).toContain("the nearest capability that allows no more is read-only");
+		expect(field(file(run.json, ".codex/agents/builder.toml"), "sandbox_mode").why).toContain("capability: read-write");
 	});
 
 	it("round trip", () => {
 		expectCheckClean(p);
 		expect(explain(p, "reviewer").config).toMatchObject({ capabilityMode: "read-only", tools: ["read"], model: "test/gpt-5", reasoningEffort: "high" });
-		expect(explain(p, "builder").refused?.code).toBe("disabled-type");
+		expect(explain(p, "builder").refused).toBeFalsy();
+		expect(explain(p, "builder").config).toMatchObject({ capabilityMode: "read-only" });
 	});
 });
 
@@ -339,7 +342,7 @@ describe("--from nicobailon", () => {
 		expect(fields(file(run.json, ".pi/agents/review/deep-review.md"))).toEqual([
 			"name mapped → file deep-review",
 			"description mapped → description: Independent review of a finished change",
-			"tools mapped → tools: read, mcp__github__search_repositories",
+			"tools approximated → tools: read, mcp__github__search_repositories",
 			"thinking mapped → thinking: xhigh",
 			"defaultContext mapped → inherit_context: true",
 			"launcher dropped → enabled: false",

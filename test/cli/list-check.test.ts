@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { nodeBinary, REPO_ROOT, runCli, runCliJson } from "../support/cli.ts";
+import { nodeBinary, REPO_ROOT, runCli, runCliJson, testModels } from "../support/cli.ts";
 
 interface ListJson {
 	projectDir: string | null;
@@ -33,6 +33,8 @@ function project(files: Record<string, string> = {}): { dir: string; env: Record
 	}
 	mkdirSync(join(root, "agent"), { recursive: true });
 	mkdirSync(join(root, "home"), { recursive: true });
+	// The catalog the fixtures' `test/…` models come from, unless a test writes its own.
+	if (!("agent/models.json" in files)) writeFileSync(join(root, "agent/models.json"), JSON.stringify(testModels()));
 	return { dir, env: { PI_CODING_AGENT_DIR: join(root, "agent"), HOME: join(root, "home") } };
 }
 
@@ -147,6 +149,22 @@ describe("cadre check", () => {
 	});
 });
 
+describe("model names at check (issue 19)", () => {
+	it("warns at the model key when neither models.json nor pi's built-in models know it, with pi's nearest name", () => {
+		const p = project({
+			"agent/models.json": JSON.stringify(testModels()),
+			"project/.pi/agents/typo.md": "---\ndescription: Typo\nmodel: sonet\n---\nA.\n",
+			"project/.pi/agents/fuzzy.md": "---\ndescription: Fuzzy\nmodel: sonnet\n---\nA.\n",
+			"project/.pi/agents/custom.md": "---\ndescription: Custom\nmodel: test/model-b\n---\nA.\n",
+			"project/.pi/agents/builtin.md": "---\ndescription: Builtin\nmodel: anthropic/claude-sonnet-4-5\n---\nA.\n",
+		});
+		const run = runCliJson<CheckJson>(["check", "--cwd", p.dir], { env: p.env });
+		expect(run.json.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.severity} ${d.code}`)).toEqual([".pi/agents/typo.md:3:1 warning model-unknown"]);
+		expect(run.json.diagnostics[0]?.message).toMatch(/^model sonet of definition typo matches no model pi knows \(models\.json or pi's built-in models\) — did you mean sonnet\?$/);
+		expect(run.code).toBe(0);
+	});
+});
+
 describe("start-up stays light", () => {
 	function resolvedModules(args: string[], cwd: string, env: Record<string, string>): string[] {
 		const dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "cadre-hook-"));
@@ -180,7 +198,13 @@ describe("start-up stays light", () => {
 		for (const command of ["list", "check"]) {
 			const modules = resolvedModules([join(REPO_ROOT, "bin/cadre.js"), command, "--cwd", p.dir, "--json"], p.dir, p.env).filter(Boolean);
 			expect(modules.some((m) => m.endsWith(`/src/hosts/cli/${command === "list" ? "list" : "check"}-command.ts`))).toBe(true);
+			// BROKEN's model is one models.json names: nothing of pi's is resolved at all.
 			expect(modules.filter((m) => m.includes("@earendil-works"))).toEqual([]);
 		}
+		// A model models.json does not name: check reads pi-ai's built-in model list, never the SDK (ADR 0107).
+		const other = project({ "project/.pi/agents/a.md": "---\ndescription: A\nmodel: sonet\n---\nA.\n" });
+		const modules = resolvedModules([join(REPO_ROOT, "bin/cadre.js"), "check", "--cwd", other.dir, "--json"], other.dir, other.env).filter(Boolean);
+		expect(modules.some((m) => m.includes("/pi-ai/dist/providers/all.js"))).toBe(true);
+		expect(modules.filter((m) => /@earendil-works\/(pi-coding-agent|pi-agent-core|pi-tui)\//.test(m))).toEqual([]);
 	});
 });

@@ -276,7 +276,13 @@ describe("cadre run --batch", () => {
 		writeFileSync(file, [JSON.stringify({ type: "explore", prompt: "one" }), JSON.stringify({ type: "nope", prompt: "two" }), "{not json", "", JSON.stringify({ type: "plan", prompt: "four" })].join("\n"));
 		const run = await cadre(world, ["run", "--batch", file]);
 		expect(run.code).toBe(1);
-		const out = run.stdout.trim().split("\n");
+		const all = run.stdout.trim().split("\n");
+		// Each completed item's answer follows its status line, indented (issue 19).
+		for (const [n, answer] of [["1", "ok: one"], ["5", "ok: four"]]) {
+			const at = all.findIndex((line) => line.includes(`line ${n}: completed`));
+			expect(all[at + 1], run.stdout).toBe(`  ${answer}`);
+		}
+		const out = all.filter((line) => !line.startsWith("  "));
 		expect(out).toHaveLength(5);
 		expect(out.filter((line) => /line [15]: completed/.test(line))).toHaveLength(2);
 		// Each run's line: its id, type and description, then its totals.
@@ -284,5 +290,19 @@ describe("cadre run --batch", () => {
 		expect(out.find((line) => line.includes("line 2:"))).toMatch(/refused .*unknown-type/);
 		expect(out.find((line) => line.includes("line 3:"))).toMatch(/invalid .*not valid JSON/);
 		expect(out.at(-1)).toMatch(/^cadre: 4 runs: 2 completed, 1 refused, 1 invalid/);
+	});
+
+	it("--out DIR writes one file per item (the answer, or why there is none) and says where", async () => {
+		const world = runWorld("run-batch-out-", server.baseUrl);
+		server.setScript((request) => ({ text: `ok: ${request.lastText}` }));
+		const file = join(world.root, "batch.jsonl");
+		writeFileSync(file, [JSON.stringify({ type: "explore", prompt: "one" }), JSON.stringify({ type: "nope", prompt: "two" })].join("\n"));
+		const dir = join(world.root, "answers");
+		const run = await cadre(world, ["run", "--batch", file, "--out", dir]);
+		expect(run.code).toBe(1);
+		expect(readFileSync(join(dir, "line-1.md"), "utf8")).toBe("ok: one\n");
+		expect(readFileSync(join(dir, "line-2.md"), "utf8")).toMatch(/^refused: .*unknown-type/);
+		expect(run.stdout).toContain(`→ ${join(dir, "line-1.md")}`);
+		expect(run.stdout).not.toContain("  ok: one");
 	});
 });

@@ -202,9 +202,14 @@ describe("what cadre import needs from the table (issue 12)", () => {
 		expect(read("defaultContext", "sideways")?.outcome).toBe("ignored");
 	});
 
-	it("reads Codex's sandbox_mode like a permission mode: read-only maps, workspace-write is refused", () => {
+	it("reads opencode's steps and maxSteps as max_turns (issue 19)", () => {
+		expect(read("steps", 12)).toMatchObject({ outcome: "renamed", key: "max_turns", value: 12 });
+		expect(read("maxSteps", 5)).toMatchObject({ outcome: "renamed", key: "max_turns", value: 5 });
+	});
+
+	it("reads Codex's sandbox_mode like a permission mode: read-only maps, workspace-write is the nearest capability that allows no more", () => {
 		expect(read("sandbox_mode", "read-only")).toMatchObject({ outcome: "mapped", values: { capability: "read-only" } });
-		expect(read("sandbox_mode", "workspace-write")?.outcome).toBe("refused");
+		expect(read("sandbox_mode", "workspace-write")).toMatchObject({ outcome: "mapped", values: { capability: "read-only" }, notes: [expect.stringContaining("nearest")] });
 		expect(read("sandbox_mode", "danger-full-access")?.outcome).toBe("ignored");
 		expect(read("sandbox_mode", 7)?.outcome).toBe("refused");
 		expect(read("approval_policy", "never")?.outcome).toBe("ignored");
@@ -219,9 +224,10 @@ describe("what cadre import needs from the table (issue 12)", () => {
 		const to = (name: string) => foreignToolName(name);
 		expect(["Read", "Grep", "Glob", "LS", "Bash", "Edit", "MultiEdit", "Write"].map((name) => to(name).name)).toEqual(["read", "grep", "find", "ls", "bash", "edit", "edit", "write"]);
 		expect(to("Read").outcome).toBe("mapped");
-		expect(to("mcp__github__create_pull_request")).toMatchObject({ outcome: "mapped", name: "mcp__github__create_pull_request" });
+		// pi has no MCP tool of its own: a kept MCP name is approximated, never "mapped" (issue 19).
+		expect(to("mcp__github__create_pull_request")).toMatchObject({ outcome: "approximated", name: "mcp__github__create_pull_request", kept: true });
 		expect(to("mcp__my-server__do")).toMatchObject({ outcome: "approximated", name: "mcp__my_server__do" });
-		expect(to("mcp:github/search_repositories")).toMatchObject({ outcome: "mapped", name: "mcp__github__search_repositories" });
+		expect(to("mcp:github/search_repositories")).toMatchObject({ outcome: "approximated", name: "mcp__github__search_repositories", kept: true });
 		expect(to("mcp:chrome-devtools")).toMatchObject({ outcome: "mapped", name: "mcp__chrome_devtools__*" });
 		expect(to("mcp_*")).toMatchObject({ outcome: "mapped", name: "mcp__*" });
 		expect(to("mcp_github_*")).toMatchObject({ outcome: "mapped", name: "mcp__github__*" });
@@ -235,6 +241,9 @@ describe("what cadre import needs from the table (issue 12)", () => {
 		// A pattern allows some uses only: the tool is left out rather than allowed entirely.
 		expect(to("Bash(git log:*)")).toMatchObject({ outcome: "dropped", name: null });
 		expect(to("Bash(git log:*)").fix).toContain("bash");
+		// `Bash(*)` allows every command: it is bash itself (issue 19), as is `Bash()` and `Bash`.
+		for (const name of ["Bash(*)", "Bash( * )", "Bash()", "Bash", "bash"]) expect(to(name), name).toMatchObject({ outcome: "mapped", name: "bash" });
+		expect(to("Read(*)")).toMatchObject({ outcome: "mapped", name: "read" });
 		expect(to("patch")).toMatchObject({ outcome: "mapped", name: "edit" });
 		expect(to("lint_everything")).toMatchObject({ outcome: "approximated", name: "lint_everything" });
 		expect(to("*")).toMatchObject({ outcome: "mapped", name: "*" });

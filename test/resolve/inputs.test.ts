@@ -123,8 +123,14 @@ describe("required, optional and undeclared inputs", () => {
 	it("a missing required input refuses the spawn, naming the input and its description", () => {
 		const result = spawn(dir, inputs, { inputs: { focus: "tests" } });
 		expect(result.refused?.code).toBe("input-missing");
-		expect(result.refused?.message).toBe('input "target" (file, required) of persona "reviewer" (.pi/personas/reviewer.md) is missing: the file to review');
+		expect(result.refused?.message).toBe('input "target" (file, required) of persona "reviewer" (.pi/personas/reviewer.md:2) is missing: the file to review');
 		expect(result.diagnostics.find((d) => d.code === "input-missing")?.hint).toBe('pass it in the request\'s inputs: {"target": …}');
+	});
+	it("a missing or invalid input is positioned at the persona's inputs key (issue 19)", () => {
+		const missing = spawn(dir, inputs, {}).diagnostics.find((d) => d.code === "input-missing");
+		expect(missing).toMatchObject({ file: ".pi/personas/reviewer.md", line: 2 });
+		const invalid = spawn(dir, inputs, { inputs: { target: "no/such/file.ts" } }).diagnostics.find((d) => d.code === "input-invalid");
+		expect(invalid).toMatchObject({ file: ".pi/personas/reviewer.md", line: 2 });
 	});
 	it("no inputs at all, or a blank value, is missing too", () => {
 		expect(spawn(dir, inputs, {}).refused?.code).toBe("input-missing");

@@ -8,6 +8,8 @@ import { dim, red, safeFields, yellow } from "../../core/terminal-text.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { foreignNotices, loadForCli, problemSummary, useColor } from "./list-command.ts";
 import type { CommonOptions } from "./options.ts";
+import { modelDiagnostics } from "./known-models.ts";
+import { loadedCounts } from "./plural.ts";
 
 export interface CheckOptions extends CommonOptions {
 	strict?: boolean;
@@ -21,7 +23,7 @@ export function applyStrict(diagnostics: Diagnostic[], strict: boolean): Diagnos
 export async function runCheck(opts: CheckOptions, io: CliIo): Promise<number> {
 	const loaded = loadForCli(opts, io);
 	const strict = Boolean(opts.strict) || loaded.settings.strict;
-	const diagnostics = applyStrict(loaded.diagnostics, strict);
+	const diagnostics = applyStrict([...loaded.diagnostics, ...(await modelDiagnostics(loaded))], strict);
 	const notices = foreignNotices(loaded, opts, io);
 	const errors = diagnostics.filter((d) => d.severity === "error").length;
 	const code = errors > 0 ? EXIT_FAILED : EXIT_OK;
@@ -39,7 +41,7 @@ export async function runCheck(opts: CheckOptions, io: CliIo): Promise<number> {
 	};
 	// Paths, keys and values come from the repository: shown escaped, one line each (ADR 0075).
 	for (const d of safeFields([...diagnostics, ...notices])) io.out(`${paint(d, formatDiagnostic(d))}\n`);
-	const counts = `${loaded.definitions.size} definitions, ${loaded.roles.size} roles, ${loaded.personas.size} personas`;
+	const counts = loadedCounts(loaded);
 	if (diagnostics.length === 0) io.out(`ok: ${counts}, no problems${strict ? " (strict)" : ""}\n`);
 	else io.out(`${problemSummary(diagnostics)} in ${counts}${strict ? " (strict: warnings are errors)" : ""}\n`);
 	return code;

@@ -16,6 +16,7 @@ import { runImport } from "../../import/run-import.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
 import { cliCwd, cliHome, useColor } from "./list-command.ts";
 import type { CommonOptions } from "./options.ts";
+import { counted } from "./plural.ts";
 
 export interface ImportOptions extends CommonOptions {
 	from?: string;
@@ -90,8 +91,23 @@ export function renderReport(report: ImportReport, color: boolean): string {
 		.filter(([, n]) => n > 0)
 		.map(([action, n]) => `${n} ${DONE[action][report.dryRun ? 1 : 0]}`);
 	lines.push(`${who}: ${counts.join(", ")}${report.dryRun ? " (dry run: nothing was written)" : ""}`);
+	lines.push(...disabledNote(report));
 	if (report.summary.conflict > 0) lines.push("conflicts are not written: run with --force to overwrite files that differ");
 	return `${lines.join("\n")}\n`;
+}
+
+/** Which written files are disabled and by which key, for the summary: "4 created" alone hid them (issue 19). */
+function disabledNote(report: ImportReport): string[] {
+	const why = report.files.flatMap((file) => {
+		if (file.name === null || !["create", "overwrite", "unchanged"].includes(file.action)) return [];
+		const keys = file.fields.filter((f) => f.written === "enabled: false");
+		if (keys.length === 0) return [];
+		const refused = keys.filter((f) => f.outcome !== "mapped").map((f) => f.key);
+		return [refused.length > 0 ? `${file.name} — its ${refused.join(", ")} cannot be honoured` : `${file.name} — its ${keys.map((f) => f.key).join(", ")} disables it`];
+	});
+	if (why.length === 0) return [];
+	const one = why.length === 1;
+	return [`${counted(why.length, "file")} ${one ? "is" : "are"} written disabled (enabled: false), so no spawn uses ${one ? "it" : "them"}: ${why.join("; ")} (the comment above enabled says why)`];
 }
 
 /** A written value as a line shows it: long text (a description with examples) cut, the file holds all of it. */

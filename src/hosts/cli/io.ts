@@ -6,6 +6,8 @@ export interface CliIo {
 	err(text: string): void;
 	/** Whether stdout is a terminal (colour and alignment only then). */
 	isTty: boolean;
+	/** stdout's width when it is a terminal (human output wraps to it, ADR 0108). */
+	columns?: number;
 	env: NodeJS.ProcessEnv;
 	/** The process's current directory, the default for `--cwd`. */
 	cwd: string;
@@ -24,6 +26,7 @@ export function processIo(): CliIo {
 		out: (text) => process.stdout.write(text),
 		err: (text) => process.stderr.write(text),
 		isTty: Boolean(process.stdout.isTTY),
+		columns: process.stdout.isTTY ? process.stdout.columns : undefined,
 		env: process.env,
 		cwd: process.cwd(),
 		errTty: Boolean(process.stderr.isTTY),

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { safeLine, safeText } from "../../core/terminal-text.ts";
-import { EXIT_USAGE, UsageError, type CliIo, processIo } from "./io.ts";
+import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, processIo } from "./io.ts";
 import type { CommonOptions, RequestFlagOptions } from "./options.ts";
 
 function common(cmd: Command): Command {
@@ -60,6 +60,15 @@ async function load<T>(command: string, module: Promise<T>): Promise<T> {
 	}
 }
 
+/** The exit codes, for `cadre --help` (spec 06; src/hosts/cli/io.ts holds them). */
+const EXIT_CODES_HELP = `
+Exit codes:
+  ${EXIT_OK}    success (explain: the spawn would go ahead)
+  ${EXIT_FAILED}    check found errors (or warnings under --strict), a spawn is refused, or a run did not complete
+  ${EXIT_USAGE}    usage error: an unknown command or flag, a bad value
+  ${EXIT_INTERRUPTED}  interrupted (Ctrl-C)
+`;
+
 /** Runs the CLI and returns the exit code. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
 	let code = 0;
@@ -69,7 +78,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 		.exitOverride()
 		// Help and commander's errors echo arguments: shown, never acted on (ADR 0075).
 		.configureOutput({ writeOut: (text) => io.out(safeText(text)), writeErr: (text) => io.err(safeText(text)) })
-		.showHelpAfterError("(run `cadre --help` for usage)");
+		.showHelpAfterError("(run `cadre --help` for usage)")
+		.addHelpText("after", EXIT_CODES_HELP);
 
 	common(program.command("list").description("every definition, role and persona, with scope and what it shadows")).action(
 		async (opts: CommonOptions) => {
@@ -97,12 +107,17 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 
 	requestFlags(program.command("run").argument("[type]").argument("[task]").description("run a child headlessly through pi's SDK (docs/cli-run.md)"))
 		.option("--resume <id>", "continue a finished run with the task").option("--batch <file>", "JSON lines of requests, run through the limiter")
+		.option("--out <dir>", "with --batch: write each item's answer to DIR/line-<n>.md instead of printing it")
 		.option("--verbose", "progress lines on stderr without a terminal").option("--events", "the run's events as JSON lines on stderr")
 		.action(async (type: string | undefined, task: string | undefined, opts: import("./run-command.ts").RunCommandOptions) => {
 			(await import("./pi-bundle.ts")).usePiBundle();
 			code = await (await load("run", import("./run-command.ts"))).runRun([type, task].filter((arg) => arg !== undefined), opts, io);
 		});
 
+	const runs = program.command("runs").description("the runs cadre run recorded, to find an id for --resume");
+	common(runs.command("list").description("id, type, state, age and description of each recorded run, newest first")).action(async (opts: CommonOptions) => {
+		code = await (await import("./runs-command.ts")).runRunsList(opts, io);
+	});
 	const worktrees = program.command("worktrees").description("list, apply and clean cadre's worktrees");
 	common(worktrees.command("list").description("worktrees and branches cadre created")).action(async (opts: CommonOptions) => {
 		code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("list", null, opts, io);

@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve as resolvePath } from "node:path";
 import { type Diagnostic, formatDiagnostic } from "../../core/diagnostics.ts";
 import { bold, red, safeFields, safeLine, safeText } from "../../core/terminal-text.ts";
+import { wrapLine } from "../../core/wrap.ts";
 import { displayPath } from "../../files/discovery.ts";
 import { assemblePrompt } from "../../prompt/assemble.ts";
 import type { ContextFile } from "../../prompt/pi-prompt-shape.ts";
@@ -29,6 +30,7 @@ import { type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
 import { useColor } from "./list-command.ts";
 import type { RequestFlagOptions } from "./options.ts";
 import { buildCliResolveInput, cliDirs } from "./request-context.ts";
+import { outWidth } from "./width.ts";
 
 /** Options of `cadre prompt`: the request flags plus the parent's prompt file. */
 export interface PromptCommandOptions extends RequestFlagOptions {
@@ -126,12 +128,12 @@ export function buildPrompt(input: ResolveInput, parent: ParentPrompt, io: CliIo
 }
 
 /** The human form: the prompt text, then the section table, then diagnostics. */
-export function renderPrompt(output: PromptJson, type: string, tty: boolean): string {
+export function renderPrompt(output: PromptJson, type: string, tty: boolean, width: number | null = null): string {
 	const heading = (s: string) => (tty ? bold(s) : s);
 	const lines: string[] = [];
 	if (output.refused) {
-		const text = `${type}: refused: ${output.refused.code} — ${output.refused.message}`;
-		lines.push(tty ? red(text) : text);
+		const text = wrapLine(`${type}: refused: ${output.refused.code} — ${output.refused.message}`, width, "  ");
+		lines.push(...(tty ? text.map((line) => red(line)) : text));
 	} else {
 		lines.push(output.text ?? "", "");
 		const rows = [["section", "offset", "bytes", "sha256"], ...output.sections.map((s) => [s.name, String(s.offset), String(s.bytes), s.sha256])];
@@ -157,7 +159,7 @@ export async function runPrompt(type: string, opts: PromptCommandOptions, io: Cl
 	else {
 		// Every string shown escaped (the prompt text keeps its lines), then styled (ADR 0075).
 		const shown = { ...safeFields(output), text: output.text === null ? null : safeText(output.text) };
-		io.out(renderPrompt(shown, safeLine(type), useColor(io)));
+		io.out(renderPrompt(shown, safeLine(type), useColor(io), outWidth(io)));
 	}
 	return output.refused ? EXIT_FAILED : EXIT_OK;
 }

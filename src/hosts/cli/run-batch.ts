@@ -12,6 +12,7 @@ import { safeLine } from "../../core/terminal-text.ts";
 import { readFileUnder } from "../../files/read-confined.ts";
 import type { SpawnRequest } from "../../resolve/types.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
+import { answerLines, type ItemEnd, outDir, writeItemFile } from "./batch-answers.ts";
 import { type CliIo, UsageError } from "./io.ts";
 import { requestFromJson } from "./request-context.ts";
 import { endNotes, exitCode, fullResult, refusalOf, type RunCommandOptions, type RunRefusal, type RunSession } from "./run-session.ts";
@@ -76,14 +77,29 @@ function jsonLine(outcome: Outcome): string {
 	return JSON.stringify({ line: outcome.line, status: "invalid", error: outcome.error });
 }
 
+/** An item's status line, then its answer (indented) or, with `--out`, the file it is in. */
+function humanReport(outcome: Outcome, total: number, done: number, out: string | null, io: CliIo): void {
+	const why = outcome.refused ? outcome.refused.message : (outcome.run?.error ?? outcome.error ?? null);
+	const end: ItemEnd = { line: outcome.line, status: outcome.status, text: outcome.run?.state === "completed" ? (outcome.run.text ?? null) : null, why };
+	const line = safeLine(humanLine(outcome, total, done));
+	if (out !== null) {
+		io.out(`${line} → ${safeLine(writeItemFile(out, end))}\n`);
+		return;
+	}
+	io.out(`${line}\n`);
+	for (const answer of answerLines(end, io.isTty)) io.out(`${answer}\n`);
+}
+
 /** Start every item, print each result as it ends and the summary; the exit code. */
 export async function runBatch(items: BatchItem[], session: RunSession, opts: RunCommandOptions, io: CliIo): Promise<number> {
 	const startedAt = Date.now();
 	const outcomes: Outcome[] = [];
+	const out = opts.out === undefined ? null : outDir(opts.out, io.cwd);
 	const report = (outcome: Outcome) => {
 		outcomes.push(outcome);
 		session.progress.above(() => {
-			io.out(`${opts.json ? jsonLine(outcome) : safeLine(humanLine(outcome, items.length, outcomes.length))}\n`);
+			if (opts.json) io.out(`${jsonLine(outcome)}\n`);
+			else humanReport(outcome, items.length, outcomes.length, out, io);
 			if (!opts.json && outcome.run) for (const note of endNotes(fullResult(outcome.run))) io.err(note);
 		});
 	};

@@ -14,6 +14,7 @@ import { SpawnRefused } from "../spawn/plan.ts";
 import type { Spawner } from "../spawn/spawner.ts";
 import { EXIT_FAILED, EXIT_INTERRUPTED, type CliIo, UsageError } from "./io.ts";
 import { parseRequestFlags } from "./request-context.ts";
+import { errWidth } from "./width.ts";
 import { runTotals } from "./run-progress.ts";
 import { endNotes, exitCode, fullResult, openRunSession, RUN_ID, type RunCommandOptions, refusalLines, refusalOf, type RunSession } from "./run-session.ts";
 
@@ -63,7 +64,7 @@ async function runOne(request: SpawnRequest, session: RunSession, opts: RunComma
 		if (!refusal) throw error;
 		session.progress.close();
 		if (opts.json) io.out(`${JSON.stringify({ type: request.subagent_type ?? null, status: "refused", refused: refusal }, null, 2)}\n`);
-		io.err(refusalLines(refusal));
+		io.err(refusalLines(refusal, errWidth(io)));
 		return session.interrupted() ? EXIT_INTERRUPTED : EXIT_FAILED;
 	}
 	const run = await started.done;
@@ -83,6 +84,7 @@ async function runOne(request: SpawnRequest, session: RunSession, opts: RunComma
 
 /** `cadre run …`: the exit code. */
 export async function runRun(positionals: string[], opts: RunCommandOptions, io: CliIo): Promise<number> {
+	if (opts.out !== undefined && opts.batch === undefined) throw new UsageError("--out DIR goes with --batch FILE: it writes each item's answer to a file");
 	if (opts.batch !== undefined) {
 		if (positionals.length > 0 || opts.resume !== undefined) throw new UsageError("cadre run --batch FILE takes no TYPE, task or --resume: each line names its own");
 		const { readBatch, runBatch } = await import("./run-batch.ts");

@@ -5,6 +5,7 @@
  */
 import { resolve as resolvePath } from "node:path";
 import { safeLine, safeText } from "../../core/terminal-text.ts";
+import { wrapLine } from "../../core/wrap.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
 import { createHeadlessParent, type HeadlessParent } from "../../runtime/pi/headless-parent.ts";
 import { transcriptDir } from "../../runtime/pi/parent-session.ts";
@@ -26,6 +27,8 @@ export interface RunCommandOptions extends RequestFlagOptions {
 	events?: boolean;
 	/** A JSON-lines file of requests. */
 	batch?: string;
+	/** With `--batch`: a folder to write each item's answer to (`line-<n>.md`) instead of stdout. */
+	out?: string;
 	/** The id of a finished run to continue. */
 	resume?: string;
 }
@@ -55,8 +58,9 @@ export function refusalOf(error: unknown): RunRefusal | null {
 }
 
 /** The refusal on stderr: its text and what to do. */
-export function refusalLines(refusal: RunRefusal): string {
-	return safeText(`cadre: ${refusal.message}\n${refusal.hints.map((hint) => `hint: ${hint}\n`).join("")}`);
+export function refusalLines(refusal: RunRefusal, width: number | null = null): string {
+	const lines = [`cadre: ${refusal.message}`, ...refusal.hints.map((hint) => `hint: ${hint}`)];
+	return lines.flatMap((line) => wrapLine(safeText(line), width, "  ")).map((line) => `${line}\n`).join("");
 }
 
 /** Everything one invocation runs with. */
@@ -169,7 +173,8 @@ export function fullResult(run: RunRecord): RunResult {
 /** What a finished run writes on stderr whatever the flags: its warnings, its worktree, a record not written. */
 export function endNotes(result: RunResult): string[] {
 	const notes: string[] = [];
-	for (const warning of result.warnings) notes.push(`cadre: warning: ${warning}`);
+	// Each warning is already `file:line:col warning code message`: its severity is said once.
+	for (const warning of result.warnings) notes.push(`cadre: ${warning}`);
 	const summary = (result.isolation as { summary?: unknown } | null)?.summary;
 	if (typeof summary === "string" && summary) notes.push(`cadre: ${summary}`);
 	if (result.persistError) notes.push(`cadre: not persisted: ${result.persistError}`);

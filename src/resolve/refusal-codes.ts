@@ -1,0 +1,44 @@
+/**
+ * Every code a spawn can be refused with, and what it means: the one list docs/resolution.md and
+ * docs/cli-explain.md show (a test holds them to it). `explain` says whether `cadre explain`
+ * reports the refusal too; the others refuse only when the spawn itself starts.
+ */
+import type { RefusalCode } from "./types.ts";
+
+/** The codes: the resolver's, plus what a spawn refuses with once it starts, and `file-invalid` (issue 19). */
+export type ListedRefusal = RefusalCode | "worktree-unavailable" | "file-invalid";
+
+export interface RefusalMeaning {
+	/** When it is returned, in one line. */
+	when: string;
+	/** Whether `cadre explain` reports it (else only `run`, the pi tool and `--batch` do). */
+	explain: boolean;
+}
+
+/** Every refusal code, in the order docs list them. */
+export const REFUSAL_CODES: Readonly<Record<ListedRefusal, RefusalMeaning>> = {
+	"unknown-type": { when: "no definition has that name (the message lists the enabled types)", explain: true },
+	"disabled-type": { when: "`enabled: false`, or settings `toggle` says so (a toggle can also re-enable)", explain: true },
+	"file-invalid": { when: "a definition, role, persona or settings file the spawn would use has an error-severity diagnostic (the message names each error's `file:line:col` and its fix)", explain: true },
+	"restriction-unread": {
+		when: "the definition, the type's role or the spawn's persona has another tool's restricting key cadre cannot honour (the message names the key, `file:line:col` and the fix); a role's or definition's `capability`, `subagents` or `budget` that cannot be read, or a definition's unreadable `tools`",
+		explain: true,
+	},
+	"bad-request": {
+		when: "an invalid request value; `cwd` with a request `isolation: worktree`; a `cwd` that is not a directory, or outside the repository when worktree isolation comes from a lower layer",
+		explain: true,
+	},
+	"persona-error": { when: "the named persona is missing, empty, or its `instructions_file` cannot be read", explain: true },
+	"input-missing": { when: "a required input of the persona is absent or blank in the request (the message names it, its description and the persona's `file:line:col`)", explain: true },
+	"input-invalid": { when: "a request input fails its `io_type` (a `file` that does not exist or leaves the project, JSON that does not parse, a URL that is not absolute, …)", explain: true },
+	"output-schema-invalid": { when: "the definition's `output_schema` (or `output_schema_file`) is not a usable JSON Schema, or its file cannot be read", explain: true },
+	"model-unresolvable": {
+		when: "the request's model cannot be used, or no layer names a usable model (the message says, per layer, what it named and why that cannot be used)",
+		explain: true,
+	},
+	"resume-refused": { when: "unknown or still running run id; a resume that changes type or persona; a run whose transcript is gone or that is being resumed already", explain: true },
+	"depth-exceeded": { when: "a nested spawn whose depth would pass settings `maxDepth`", explain: true },
+	"type-not-allowed": { when: "a nested spawn of a type the spawning run's `subagents` does not list, or by a run that may not delegate", explain: true },
+	"budget-exhausted": { when: "(at spawn, from the reservation) nothing remains of the parent's or the session's budget in a dimension it limits", explain: false },
+	"worktree-unavailable": { when: "the spawn asks for `isolation: worktree` and no worktree can be made (no git, not a repository, git failed); `explain` shows it as a warning", explain: false },
+};
