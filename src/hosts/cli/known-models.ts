@@ -27,14 +27,9 @@ export function modelsJsonModels(agentDir: string): KnownModel[] {
 	}
 }
 
-/** pi's built-in models (pi-ai's generated catalog), loaded lazily; none when pi-ai cannot be loaded. */
+/** pi's built-in models, loaded lazily (the adapter's builtin-models.ts); none when pi-ai cannot be loaded. */
 export async function builtinModels(): Promise<KnownModel[]> {
-	try {
-		const all = await import("@earendil-works/pi-ai/providers/all");
-		return all.getBuiltinProviders().flatMap((provider) => all.getBuiltinModels(provider as never).map((m: { id: string; name?: string }) => ({ provider, id: m.id, name: m.name })));
-	} catch {
-		return [];
-	}
+	return (await import("../../runtime/pi/builtin-models.ts")).builtinModels();
 }
 
 /** Every `model` key written in a loaded entry's file, with its position. */
