@@ -12,7 +12,7 @@ import type { RunRecord, RunRegistry } from "../../runtime/runs.ts";
 import { recoverInBackground } from "../../isolation/worktree-recovery.ts";
 import { agentPaths, loadFor } from "../spawn/plan.ts";
 import { createSpawner, type Spawner, type StartOptions } from "../spawn/spawner.ts";
-import { explainType, subagentsCommand } from "./commands.ts";
+import { subagentsCommand } from "./commands.ts";
 import { earlierRuns } from "./earlier-runs.ts";
 import { createNotifier, singleShot, stoppedAtExit } from "./notifications.ts";
 import { touchedPath } from "./parent-writes.ts";
@@ -281,7 +281,6 @@ export default function cadre(pi: ExtensionAPI): void {
 			await state?.registry.steer(id, message);
 		},
 		stop: async (id) => state?.registry.stop(id),
-		explain: (type) => (state ? explainType(explainInputs(state, type)) : "cadre: no parent session yet."),
 		cwd: () => state?.ctx.cwd ?? process.cwd(),
 		widgetMode: () => state?.widget ?? "background",
 		types: () => {

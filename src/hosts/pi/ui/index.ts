@@ -3,7 +3,8 @@
  * register everything a person sees — the live widget and footer status, the tool rows, the
  * notification renderer, the `/subagents` view with its conversation viewer, the shortcut and the
  * command's completion. Everything is fed by the run registry (records and its change hook) through
- * {@link CadreUiHost}. Without pi's TUI (print, JSON and RPC modes) none of it runs: no widget,
+ * {@link CadreUiHost}. In RPC mode only the footer status and the widget run, as plain string lines
+ * pi forwards to the client (issue 24 item 9); in print and JSON modes none of it runs: no widget,
  * status, timer or view; renderers are only ever called by the TUI.
  */
 import type { ExtensionAPI, ExtensionContext, MessageRenderOptions, Theme } from "@earendil-works/pi-coding-agent";
@@ -38,8 +39,6 @@ export interface CadreUiHost {
 	conversation(id: string): ChildMessage[] | null;
 	steer(id: string, message: string): Promise<void>;
 	stop(id: string): Promise<RunRecord | undefined>;
-	/** The explain table of a type, as `/subagents explain` prints it. */
-	explain(type: string): string;
 	/** The parent's cwd (the repository worktree reports read). */
 	cwd(): string;
 	/** Settings `ui.widget`. */
@@ -69,8 +68,8 @@ interface LiveSession {
 	dispose(): void;
 }
 
-/** Start the live parts for a TUI session. */
-function startLiveSession(ctx: ExtensionContext, host: CadreUiHost): LiveSession {
+/** Start the live parts for a TUI session, or (`rpc`) the feed, the tick and a string-line widget. */
+function startLiveSession(ctx: ExtensionContext, host: CadreUiHost, kind: "tui" | "rpc"): LiveSession {
 	const feed = createLiveFeed();
 	let ticker: NodeJS.Timeout | null = null;
 	/** Tool rows of running children, refreshed on every update until their run ends. */
@@ -105,7 +104,7 @@ function startLiveSession(ctx: ExtensionContext, host: CadreUiHost): LiveSession
 	};
 	feed.subscribe(tick);
 	feed.subscribe(refreshRows);
-	const widget = createWidget({ ui: ctx.ui, runs: host.ownRuns, mode: host.widgetMode, feed });
+	const widget = createWidget({ ui: ctx.ui, runs: host.ownRuns, mode: host.widgetMode, feed, kind });
 	return {
 		feed,
 		calls,
@@ -142,7 +141,6 @@ function viewHost(host: CadreUiHost): RunsViewHost {
 		messages: (run: RunRecord) => host.conversation(run.id) ?? (run.transcript ? readTranscript(run.transcript) : []),
 		steer: host.steer,
 		stop: host.stop,
-		explain: host.explain,
 		worktreeReport: (run: RunRecord) => runWorktreeReport(run, host.cwd()),
 	};
 }
@@ -156,7 +154,8 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 	};
 	pi.on("session_start", (_event, ctx) => {
 		stop();
-		if (ctx.mode === "tui") session = startLiveSession(ctx, host);
+		// RPC clients (editors that embed pi) get the status and string lines; print and JSON nothing.
+		if (ctx.mode === "tui" || ctx.mode === "rpc") session = startLiveSession(ctx, host, ctx.mode);
 	});
 	pi.on("session_shutdown", () => stop());
 
