@@ -91,7 +91,7 @@ export function defaultSettings(): Settings {
 		maxResultChars: 50_000,
 		maxFileBytes: DEFAULT_MAX_FILE_BYTES,
 		strict: false,
-		ui: { widget: "background" },
+		ui: { widget: "background", list: true },
 		contracts: { repair: true },
 		files: [],
 	};
@@ -322,8 +322,11 @@ function applyFile(
 			case "ui":
 				for (const entry of objectOf(field) ?? []) {
 					const mode = WIDGET_MODES.find((name) => name === entry.val.value);
-					if (entry.key !== "widget") diagnostics.push(unknown(file, entry, ["widget"], "ui"));
-					else if (mode) settings.ui = { widget: mode };
+					if (entry.key === "list") {
+						if (typeof entry.val.value !== "boolean") bad(entry.val, "ui.list", "expects true or false");
+						else settings.ui = { ...settings.ui, list: entry.val.value };
+					} else if (entry.key !== "widget") diagnostics.push(unknown(file, entry, ["widget", "list"], "ui"));
+					else if (mode) settings.ui = { ...settings.ui, widget: mode };
 					else bad(entry.val, "ui.widget", `is not one of ${WIDGET_MODES.join(", ")}`);
 				}
 				break;

@@ -283,6 +283,7 @@ export default function cadre(pi: ExtensionAPI): void {
 		stop: async (id) => state?.registry.stop(id),
 		cwd: () => state?.ctx.cwd ?? process.cwd(),
 		widgetMode: () => state?.widget ?? "background",
+		childList: () => state?.spawner.loaded()?.settings.ui.list ?? true,
 		types: () => {
 			const loaded = state ? safeLoad(state.ctx) : null;
 			return loaded ? enabledTypes(loaded) : [];

@@ -12,6 +12,7 @@ import { Box } from "@earendil-works/pi-tui";
 import type { ChildMessage } from "../../../runtime/pi-sdk.ts";
 import { readTranscript } from "../../../runtime/pi-sdk.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
+import { type ChildListOptions, createChildList } from "./child-list.ts";
 import { type CompletionItem, subagentsCompletions } from "./completions.ts";
 import { NOTIFICATION_TYPE } from "../notifications.ts";
 import { createLiveFeed, type LiveFeed } from "./live-feed.ts";
@@ -43,6 +44,8 @@ export interface CadreUiHost {
 	cwd(): string;
 	/** Settings `ui.widget`. */
 	widgetMode(): WidgetMode;
+	/** Settings `ui.list`: the child list under the editor (default on). */
+	childList(): boolean;
 	/** Enabled type names, for completion. */
 	types(): string[];
 }
@@ -69,7 +72,7 @@ interface LiveSession {
 }
 
 /** Start the live parts for a TUI session, or (`rpc`) the feed, the tick and a string-line widget. */
-function startLiveSession(ctx: ExtensionContext, host: CadreUiHost, kind: "tui" | "rpc"): LiveSession {
+function startLiveSession(ctx: ExtensionContext, host: CadreUiHost, kind: "tui" | "rpc", list: Pick<ChildListOptions, "busy" | "open">): LiveSession {
 	const feed = createLiveFeed();
 	let ticker: NodeJS.Timeout | null = null;
 	/** Tool rows of running children, refreshed on every update until their run ends. */
@@ -104,7 +107,8 @@ function startLiveSession(ctx: ExtensionContext, host: CadreUiHost, kind: "tui" 
 	};
 	feed.subscribe(tick);
 	feed.subscribe(refreshRows);
-	const widget = createWidget({ ui: ctx.ui, runs: host.ownRuns, mode: host.widgetMode, feed, kind });
+	const widget = createWidget({ ui: ctx.ui, runs: host.ownRuns, mode: host.widgetMode, feed, kind, hidden: list.busy });
+	const children = kind === "tui" ? createChildList({ ui: ctx.ui, runs: host.ownRuns, enabled: host.childList, feed, ...list }) : null;
 	return {
 		feed,
 		calls,
@@ -116,6 +120,7 @@ function startLiveSession(ctx: ExtensionContext, host: CadreUiHost, kind: "tui" 
 		},
 		dispose() {
 			widget.dispose();
+			children?.dispose();
 			feed.dispose();
 			if (ticker !== null) clearInterval(ticker);
 		},
@@ -155,7 +160,7 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 	pi.on("session_start", (_event, ctx) => {
 		stop();
 		// RPC clients (editors that embed pi) get the status and string lines; print and JSON nothing.
-		if (ctx.mode === "tui" || ctx.mode === "rpc") session = startLiveSession(ctx, host, ctx.mode);
+		if (ctx.mode === "tui" || ctx.mode === "rpc") session = startLiveSession(ctx, host, ctx.mode, { busy: () => viewOpen, open: (id) => void openView(ctx, id) });
 	});
 	pi.on("session_shutdown", () => stop());
 
@@ -169,10 +174,20 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 	registerNotificationRenderer(pi);
 
 	const views = viewHost(host);
-	const openView = async (ctx: ExtensionContext) => {
+	/** The view is open (the child list then leaves the keys alone). */
+	let viewOpen = false;
+	const openView = async (ctx: ExtensionContext, runId?: string) => {
 		const feed = session?.feed;
-		if (ctx.mode !== "tui" || !feed) return false;
-		await ctx.ui.custom<void>((tui, theme, keybindings, done) => new SubagentsScreen({ host: views, tui, theme, keybindings, feed, done: () => done() }));
+		if (ctx.mode !== "tui" || !feed || viewOpen) return false;
+		viewOpen = true;
+		// The widget and the child list step aside while the view shows the runs.
+		feed.changed();
+		try {
+			await ctx.ui.custom<void>((tui, theme, keybindings, done) => new SubagentsScreen({ host: views, tui, theme, keybindings, feed, done: () => done(), runId }));
+		} finally {
+			viewOpen = false;
+			feed.changed();
+		}
 		return true;
 	};
 	pi.registerShortcut(VIEW_SHORTCUT, {

@@ -113,14 +113,21 @@ export interface RunsViewHost extends ViewerHost {
 	runs(): readonly RunRecord[];
 }
 
-/** The rows cadre's views may use of the terminal's: pi's footer and a little chat stay visible. */
+/**
+ * The rows cadre's views may use of the terminal's: pi's footer (three lines with the status), its
+ * working line and a little chat stay visible. pi shrinks every region of a layout that is too tall
+ * (each loses its last lines — here the keys), so the view stays under what is left; the widget and
+ * the child list are hidden while it is open.
+ */
 export function viewHeight(terminalRows: number): number {
-	return Math.max(4, terminalRows - 6);
+	return Math.max(4, terminalRows - 7);
 }
 
 /** The whole interaction: the list, and the viewer of one run on top of it. */
 export class SubagentsScreen implements Component, Focusable {
 	focused = false;
+	/** PgUp/PgDn/Home/End are the view's, not pi's chat scrolling (fullscreen mode). */
+	readonly capturesViewportInput = true;
 	private selected: number | null = null;
 	private top = 0;
 	private rowsShown = 1;
@@ -135,12 +142,18 @@ export class SubagentsScreen implements Component, Focusable {
 	private readonly keys: KeybindingsManager;
 	private readonly done: () => void;
 
-	constructor(options: { host: RunsViewHost; tui: TUI; theme: Style; keybindings: KeybindingsManager; feed: LiveFeed; done: () => void }) {
+	/** `runId`: open straight on this run's conversation (from the child list); Esc goes to the list. */
+	constructor(options: { host: RunsViewHost; tui: TUI; theme: Style; keybindings: KeybindingsManager; feed: LiveFeed; done: () => void; runId?: string }) {
 		this.host = options.host;
 		this.tui = options.tui;
 		this.theme = options.theme;
 		this.keys = options.keybindings;
 		this.done = options.done;
+		if (options.runId) {
+			const index = this.host.runs().findIndex((run) => run.id === options.runId);
+			if (index >= 0) this.selected = index;
+			this.open(options.runId);
+		}
 		this.unsubscribe = options.feed.subscribe(() => {
 			this.viewer?.refresh();
 			this.tui.requestRender();

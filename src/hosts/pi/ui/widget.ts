@@ -141,6 +141,8 @@ export interface WidgetOptions {
 	 * (pi forwards only string arrays to an RPC client), sent again only when they change.
 	 */
 	kind?: "tui" | "rpc";
+	/** The widget steps aside (the `/subagents` view is open and shows the same runs); the status stays. */
+	hidden?(): boolean;
 	now?(): number;
 }
 
@@ -188,7 +190,7 @@ export function createWidget(options: WidgetOptions): { dispose(): void } {
 			status = nextStatus;
 			options.ui.setStatus(UI_KEY, status);
 		}
-		const visible = mode !== "off" && (snapshot.rows.length > 0 || snapshot.queued > 0);
+		const visible = mode !== "off" && !options.hidden?.() && (snapshot.rows.length > 0 || snapshot.queued > 0);
 		if (!visible) return clear();
 		if (rpc) {
 			const lines = widgetLines(snapshot, RPC_WIDTH, plainStyle);
