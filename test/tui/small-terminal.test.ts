@@ -194,8 +194,10 @@ describe.each(SIZES)("at %i×%i", (cols, rows) => {
 		pi.write("/subagents list");
 		await pi.waitFor("typed", (t) => has(t.lines(), "/subagents list"));
 		// Enter may first take the completion pi offers; it is pressed again until the list prints.
-		await pi.pressUntil(KEYS.enter, "the list printed", (t) => t.lines().filter((line) => /general-purpose-\w{6}\s/.test(line) && /completed|running/.test(line)).length >= 2);
-		const listed = pi.lines().filter((line) => /general-purpose-\w{6}\s/.test(line) && /completed|running/.test(line));
+		// The printed rows: an id, then two spaces or more, then the state (not the widget's or the child list's rows).
+		const row = /^\s*general-purpose-\w{6} {2,}(completed|running) /;
+		await pi.pressUntil(KEYS.enter, "the list printed", (t) => t.lines().filter((line) => row.test(line)).length >= 2);
+		const listed = pi.lines().filter((line) => row.test(line));
 		const column = listed.map((line) => line.search(/completed|running/));
 		expect(new Set(column).size, listed.join("\n")).toBe(1);
 		pi.release("e2");
