@@ -1,6 +1,6 @@
 /**
- * `npm run bench:widget` (issue 11): what cadre's TUI costs. The widget's render time with 50 runs
- * (snapshot of the records + lines at 160 columns, styled), p50/p95 over 2 000 renders, against a
+ * `npm run bench:widget` (issues 11, 24): what cadre's TUI costs. The widget's render time with 50 runs
+ * (snapshot of the records + lines at 160 columns, styled, the running rows' spinner on), p50/p95 over 2 000 renders, against a
  * floor measured in the same run — the same lines ready-made, only measured and cut to the width,
  * the least any widget must do — and the 1 ms target; how many updates a second the throttled feed lets through
  * under a flood of changes (target ≤ 10); and what one change costs the run that reports it (the
@@ -52,7 +52,8 @@ function renderTimes(): number[] {
 	const samples: number[] = [];
 	for (let i = 0; i < RENDERS; i++) {
 		const start = now();
-		widgetLines(widgetSnapshot(records, "background", at + i), WIDTH, style);
+		// With the spinner: each running row picks its frame from the clock.
+		widgetLines(widgetSnapshot(records, "background", at + i), WIDTH, style, at + i * 50);
 		samples.push(now() - start);
 	}
 	return samples;
@@ -61,7 +62,7 @@ function renderTimes(): number[] {
 /** The floor: the widget's own output lines, ready-made, only measured and cut to the width. */
 function floorTimes(): number[] {
 	const at = Date.now();
-	const lines = widgetLines(widgetSnapshot(runs(at), "background", at), WIDTH, style);
+	const lines = widgetLines(widgetSnapshot(runs(at), "background", at), WIDTH, style, at);
 	const samples: number[] = [];
 	for (let i = 0; i < RENDERS; i++) {
 		const start = now();

@@ -94,7 +94,7 @@ export function defaultSettings(): Settings {
 		maxResultChars: 50_000,
 		maxFileBytes: DEFAULT_MAX_FILE_BYTES,
 		strict: false,
-		ui: { widget: "background" },
+		ui: { widget: "background", list: true },
 		contracts: { repair: true },
 		maxDepth: { value: 2, source: "default" },
 		budget: emptyBudgetSettings(),
@@ -336,8 +336,11 @@ function applyUiAndContracts(a: FileApply, field: RawField): void {
 	for (const entry of a.objectOf(field) ?? []) {
 		if (field.key === "ui") {
 			const mode = WIDGET_MODES.find((name) => name === entry.val.value);
-			if (entry.key !== "widget") a.diagnostics.push(unknown(a.file, entry, ["widget"], "ui"));
-			else if (mode) settings.ui = { widget: mode };
+			if (entry.key === "list") {
+				if (typeof entry.val.value !== "boolean") a.bad(entry.val, "ui.list", "expects true or false");
+				else settings.ui = { ...settings.ui, list: entry.val.value };
+			} else if (entry.key !== "widget") a.diagnostics.push(unknown(a.file, entry, ["widget", "list"], "ui"));
+			else if (mode) settings.ui = { ...settings.ui, widget: mode };
 			else a.bad(entry.val, "ui.widget", `is not one of ${WIDGET_MODES.join(", ")}`);
 		} else {
 			if (entry.key !== "repair") a.diagnostics.push(unknown(a.file, entry, ["repair"], "contracts"));

@@ -229,7 +229,8 @@ export interface Settings {
 	maxFileBytes: number;
 	strict: boolean;
 	/** pi's TUI: `ui.widget` says which runs the live widget lists (issue 11). */
-	ui: { widget: "background" | "all" | "off" };
+	/** `widget`: which runs the TUI widget lists; `list`: the child list under the editor (issue 24). */
+	ui: { widget: "background" | "all" | "off"; list: boolean };
 	/** Persona outputs and structured results (ADR 0099): `repair: false` turns the repair turn off. */
 	contracts: { repair: boolean };
 	/** Settings `maxDepth` (issue 21): how deep runs nest; the root session is 0, its children 1 (2). */

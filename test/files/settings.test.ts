@@ -64,14 +64,21 @@ describe("settings", () => {
 	});
 
 	it("reads ui.widget (background by default) and rejects other values and keys with a position", () => {
-		expect(layout().load().settings.ui).toEqual({ widget: "background" });
-		expect(layout({ "project/.pi/subagents.json": '{"ui": {"widget": "all"}}' }).load().settings.ui).toEqual({ widget: "all" });
+		expect(layout().load().settings.ui).toEqual({ widget: "background", list: true });
+		expect(layout({ "project/.pi/subagents.json": '{"ui": {"widget": "all"}}' }).load().settings.ui).toEqual({ widget: "all", list: true });
 		const r = layout({ "project/.pi/subagents.json": '{"ui": {"widget": "everything", "widgets": "off"}}' }).load();
-		expect(r.settings.ui).toEqual({ widget: "background" });
+		expect(r.settings.ui).toEqual({ widget: "background", list: true });
 		expect(r.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([
 			["bad-value", 1, 19],
 			["unknown-key", 1, 33],
 		]);
+	});
+
+	it("reads ui.list (the child list under the editor, on by default) and rejects a non-boolean", () => {
+		expect(layout({ "project/.pi/subagents.json": '{"ui": {"list": false}}' }).load().settings.ui).toEqual({ widget: "background", list: false });
+		const r = layout({ "project/.pi/subagents.json": '{"ui": {"list": "no"}}' }).load();
+		expect(r.settings.ui.list).toBe(true);
+		expect(r.diagnostics.map((d) => d.code)).toEqual(["bad-value"]);
 	});
 
 	it("turns inline roles and personas into layers with settings sources", () => {

@@ -1,8 +1,9 @@
 /**
- * Without pi's TUI (print, JSON and RPC modes) none of cadre's UI runs and nothing breaks (issue 11
- * item 4): no widget, status, view or timer is set up, the change hook does nothing, `/subagents`
- * prints text; the real `pi -p` prints the parent's answer and `pi --mode rpc` sends no widget or
- * status request for cadre while children run.
+ * Without pi's TUI none of cadre's TUI runs and nothing breaks (issue 11 item 4): in print and JSON
+ * modes no widget, status, view or timer is set up, the change hook does nothing, `/subagents`
+ * prints text, and the real `pi -p` prints the parent's answer. In RPC mode (issue 24 item 9) the
+ * status and a string-line widget go to the client: the real `pi --mode rpc` sends a `setWidget`
+ * naming a background child while it runs, and clears it after the child ends.
  */
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -47,14 +48,14 @@ const host = {
 	conversation: () => null,
 	steer: async () => {},
 	stop: async () => undefined,
-	explain: () => "",
 	cwd: () => "/",
 	widgetMode: () => "background" as const,
+	childList: () => true,
 	types: () => [],
 };
 
 describe("cadre's UI without a TUI", () => {
-	for (const mode of ["print", "json", "rpc"]) {
+	for (const mode of ["print", "json"]) {
 		it(`in ${mode} mode sets up nothing and the change hook and the view are no-ops`, async () => {
 			const fake = fakePi();
 			const ui = registerCadreUi(fake.pi, host);
@@ -67,6 +68,22 @@ describe("cadre's UI without a TUI", () => {
 		});
 	}
 
+	it("in rpc mode sets the status and the widget as string lines naming the runs; no view", async () => {
+		const fake = fakePi();
+		const calls: { method: string; key: string; value: unknown }[] = [];
+		const ui = { setWidget: (key: string, value: unknown) => calls.push({ method: "setWidget", key, value }), setStatus: (key: string, value: unknown) => calls.push({ method: "setStatus", key, value }) };
+		const ctx = { mode: "rpc", hasUI: true, ui } as unknown as ExtensionContext;
+		const cadreUi = registerCadreUi(fake.pi, host);
+		await fake.emit("session_start", ctx);
+		expect(await cadreUi.openView(ctx)).toBe(false);
+		const widget = calls.find((call) => call.method === "setWidget");
+		expect(Array.isArray(widget?.value)).toBe(true);
+		expect((widget?.value as string[]).join("\n")).toContain(running[0]?.id);
+		expect(calls.find((call) => call.method === "setStatus")?.value).toBe("cadre: 1 running · 1 queued");
+		await fake.emit("session_shutdown", ctx);
+		expect(calls.at(-2)).toEqual({ method: "setWidget", key: "cadre", value: undefined });
+	});
+
 	it("pi -p: the printed output is the parent's answer; a foreground child's rows are never drawn", () => {
 		const world = piWorld("no-tui-p-");
 		writeFileSync(join(world.project, "release-sigma"), "");
@@ -76,17 +93,25 @@ describe("cadre's UI without a TUI", () => {
 		expect(result.status).toBe(0);
 	});
 
-	it("pi --mode rpc: children run, notifications arrive, and cadre sends no widget or status request", async () => {
+	it("pi --mode rpc: a background child's id is in a setWidget request while it runs and gone after it ends", async () => {
 		const world = piWorld("no-tui-rpc-");
 		const command = piCommand(world, { fixture: "tui-model.ts", prompt: "" });
 		const args = [...command.args.slice(0, command.args.indexOf("-p")), "--mode", "rpc"];
 		const child = spawn(command.bin, args, { cwd: command.cwd, env: command.env, stdio: ["pipe", "pipe", "pipe"] });
 		let out = "";
-		const seen = (text: string) =>
+		type UiRequest = { type?: string; method?: string; widgetKey?: string; widgetLines?: string[]; statusKey?: string; statusText?: string };
+		const requests = () =>
+			out
+				.split("\n")
+				.filter((line) => line.startsWith("{"))
+				.map((line) => JSON.parse(line) as UiRequest)
+				.filter((event) => event.type === "extension_ui_request");
+		const cadreWidgets = () => requests().filter((request) => request.method === "setWidget" && request.widgetKey === "cadre");
+		const until = (what: string, predicate: () => boolean) =>
 			new Promise<void>((resolve, reject) => {
-				const timer = setTimeout(() => reject(new Error(`no ${text} in:\n${out}`)), 40_000);
+				const timer = setTimeout(() => reject(new Error(`no ${what} in:\n${out}`)), 40_000);
 				const check = () => {
-					if (!out.includes(text)) return;
+					if (!predicate()) return;
 					clearTimeout(timer);
 					child.stdout.off("data", check);
 					resolve();
@@ -99,17 +124,19 @@ describe("cadre's UI without a TUI", () => {
 		});
 		try {
 			child.stdin.write(`${JSON.stringify({ id: "p1", type: "prompt", message: "spawn rho" })}\n`);
-			await seen("parent: spawned");
+			await until("a widget naming rho's run", () => cadreWidgets().some((request) => /general-purpose-\w+ /.test((request.widgetLines ?? []).join("\n")) && (request.widgetLines ?? []).join("\n").includes("rho task")));
+			const id = /(general-purpose-\w+) /.exec(cadreWidgets().flatMap((request) => request.widgetLines ?? []).join("\n"))?.[1] ?? "";
+			expect(requests().some((request) => request.method === "setStatus" && request.statusKey === "cadre" && request.statusText === "cadre: 1 running")).toBe(true);
 			writeFileSync(join(world.project, "release-rho"), "");
-			await seen("parent: noted");
+			await until("the widget cleared after rho ended", () => {
+				const last = cadreWidgets().at(-1);
+				return last !== undefined && last.widgetLines === undefined;
+			});
+			expect(id).not.toBe("");
+			expect(cadreWidgets().at(-1)?.widgetLines ?? []).not.toContain(id);
+			expect(requests().filter((request) => request.statusKey === "cadre").at(-1)?.statusText).toBeUndefined();
 		} finally {
 			child.kill();
 		}
-		const requests = out
-			.split("\n")
-			.filter((line) => line.startsWith("{"))
-			.map((line) => JSON.parse(line) as { type?: string; method?: string; widgetKey?: string; statusKey?: string })
-			.filter((event) => event.type === "extension_ui_request");
-		expect(requests.filter((request) => request.widgetKey === "cadre" || request.statusKey === "cadre")).toEqual([]);
 	}, 60_000);
 });

@@ -69,11 +69,11 @@ describe("cadre in pi's TUI", () => {
 	it("a foreground child's tool row shows the compact line and the activity, then the summary", async () => {
 		pi = await startPi({ fixture: "tui-model.ts" });
 		await pi.submit("foreground zeta");
-		await pi.waitFor("the compact running line", (t) => t.lines().some((line) => /subagent ● general-purpose · zeta task · 1 turn · 1 tool · \S+ tok · \d/.test(line)));
+		await pi.waitFor("the compact running line", (t) => t.lines().some((line) => /subagent \S general-purpose · zeta task · general-purpose-\w+ · 1 turn · 1 tool · \S+ tok · \d/.test(line)));
 		await pi.waitFor("the activity", (t) => has(t.lines(), "↳ bash while [ ! -e release-zeta ]"));
 		pi.release("zeta");
-		await pi.waitFor("the summary", (t) => t.lines().some((line) => /✓ completed · faux\/scripted · .*2 turns · \S+ tok · \d/.test(line)) && has(t.lines(), "parent: foreground finished"));
-		expect(pi.screen()).not.toMatch(/subagent ● /);
+		await pi.waitFor("the summary", (t) => t.lines().some((line) => /✓ completed · faux\/scripted · .*2 turns · 1 tool · \S+ tok · \d/.test(line)) && has(t.lines(), "parent: foreground finished"));
+		expect(pi.screen()).not.toMatch(/subagent \S general-purpose · zeta task · general-purpose-/);
 		expect(pi.screen()).not.toContain("Requested vs used");
 	}, 60_000);
 

@@ -25,13 +25,13 @@ const detailed = () =>
 
 describe("subagent tool row", () => {
 	for (const width of WIDTHS) {
-		it(`at ${width}: while running, one compact line with type, description, turns, tools, tokens and elapsed, then the activity`, () => {
+		it(`at ${width}: while running, the compact line (two when narrow) with type, description, id, turns, tools, tokens and elapsed, then the activity`, () => {
 			const live = viewOfRecord(record({ background: false }), NOW);
 			const lines = [...subagentCallLines({ subagent_type: "explore", description: "review the math module" }, live, width, ansiStyle), ...activityLines(live, width, ansiStyle)];
 			expectSafeLines(lines, width);
-			expect(lines).toHaveLength(2);
+			expect(lines).toHaveLength(width >= 160 ? 2 : 3);
 			const all = text(lines);
-			for (const field of ["subagent", "explore", "↳ read src/math.js"]) expect(all).toContain(field);
+			for (const field of ["subagent", "explore", "review the", "↳ read src/math.js"]) expect(all).toContain(field);
 			if (width >= 80) for (const field of ["review the", "3/20 turns", "5 tools", "12k tok", "1m04s"]) expect(all).toContain(field);
 		});
 
@@ -41,7 +41,8 @@ describe("subagent tool row", () => {
 			expect(collapsed).toHaveLength(1);
 			const summary = text(collapsed);
 			for (const field of ["✓", "completed"]) expect(summary).toContain(field);
-			if (width >= 80) for (const field of ["faux/child-model", "read-only", "reviewer", "3 turns", "12k tok", "4.0s"]) expect(summary).toContain(field);
+			if (width >= 80) for (const field of ["3 turns", "5 tools", "12k tok", "4.0s"]) expect(summary).toContain(field);
+			if (width >= 160) for (const field of ["faux/child-model", "read-only", "reviewer"]) expect(summary).toContain(field);
 			const expanded = resultLines(detailed(), true, width, ansiStyle);
 			expectSafeLines(expanded, width);
 			const all = text(expanded);

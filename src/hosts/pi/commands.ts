@@ -3,7 +3,7 @@
  * elapsed, tokens), `stop <id>`, `explain <type>` through the resolver, `transcript <id>`, and
  * `worktrees [list] | apply <id> | clean` (spec 05 "Applying back", the same as `cadre worktrees`).
  */
-import { safeText } from "../../core/terminal-text.ts";
+import { safeLine, safeText } from "../../core/terminal-text.ts";
 import type { LoadResult } from "../../files/types.ts";
 import { explain, renderExplain } from "../../resolve/explain.ts";
 import type { ModelCatalog } from "../../resolve/types.ts";
@@ -83,11 +83,12 @@ async function commandText(args: string, context: SubagentsCommandContext): Prom
 			const skipped = context.skippedRecords?.length ? [`Skipped run records:`, ...context.skippedRecords] : [];
 			if (runs.length === 0) return ["No sub-agent runs in this session.", ...skipped].join("\n");
 			// Padded columns; elapsed is the running time, the time spent queued is its own column.
+			// Cells are escaped before they are padded: an escaped control character is wider than itself.
 			const rows = runs.map((run) => [
-				run.id,
+				safeLine(run.id),
 				run.state,
-				run.type,
-				`"${run.description}"`,
+				safeLine(run.type),
+				`"${safeLine(run.description)}"`,
 				run.startedAt === null ? "-" : elapsed((run.endedAt ?? now) - run.startedAt),
 				(run.startedAt ?? run.endedAt ?? now) - run.createdAt >= 100 ? `queued ${elapsed((run.startedAt ?? run.endedAt ?? now) - run.createdAt)}` : "",
 				formatUsage(run.usage),

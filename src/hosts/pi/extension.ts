@@ -9,11 +9,10 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { enabledTypes } from "../../resolve/resolve.ts";
 import { checkPiVersion } from "../../runtime/pi/version.ts";
-import { explainType } from "./commands.ts";
 import { registerResultTool, registerSteerTool, registerSubagentsCommand } from "./query-tools.ts";
 import { createService, SERVICE_REQUEST } from "./service.ts";
 import { registerSessionEvents } from "./session-events.ts";
-import { createExtensionHost, type ExtensionHost, explainInputs, registerSpawnTool, safeLoad } from "./session-state.ts";
+import { createExtensionHost, type ExtensionHost, registerSpawnTool, safeLoad } from "./session-state.ts";
 import { subagentDescription } from "./tools.ts";
 import { type CadreUi, registerCadreUi } from "./ui/index.ts";
 
@@ -30,9 +29,9 @@ function registerUi(host: ExtensionHost): CadreUi {
 			await host.state?.registry.steer(id, message);
 		},
 		stop: async (id) => host.state?.registry.stop(id),
-		explain: (type) => (host.state ? explainType(explainInputs(host, host.state, type)) : "cadre: no parent session yet."),
 		cwd: () => host.state?.ctx.cwd ?? process.cwd(),
 		widgetMode: () => host.state?.widget ?? "background",
+		childList: () => host.state?.spawner.loaded()?.settings.ui.list ?? true,
 		types: () => {
 			const loaded = host.state ? safeLoad(host, host.state.ctx) : null;
 			return loaded ? enabledTypes(loaded) : [];

@@ -3,14 +3,18 @@
  * with their arguments, tool results folded to one line (`f` unfolds them); it follows new
  * messages until you scroll back (↑/↓, PgUp/PgDn; End follows again) and stays open after the run
  * ends. Keys: `s` opens a composer that steers the child, `x` stops it after a confirmation, `e`
- * shows the explain table of its type, `w` its worktree report, Esc goes back. The messages come
+ * shows the run's own resolution, `w` its worktree report, Esc goes back. The messages come
  * from the live child session, or from the transcript once the run has ended.
  */
 import type { Focusable, KeybindingsManager } from "@earendil-works/pi-tui";
 import { Input, matchesKey } from "@earendil-works/pi-tui";
 import type { ChildMessage } from "../../../runtime/pi/conversation.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
-import { isEnded, stateIcon, statsLine, viewOfRecord } from "./run-view.ts";
+import { type LegendItem, legendText } from "./legend.ts";
+import { runExplainLines } from "./run-explain.ts";
+import { formatDuration, isEnded, stateIcon, statsLine, viewOfRecord } from "./run-view.ts";
+import { lastTop, moved, positionText, type ScrollMove, scrollMove } from "./scroll.ts";
+import { TextPage } from "./text-page.ts";
 import { fit, shown, type Style, wrapped } from "./text.ts";
 
 /** What the viewer needs from the extension. */
@@ -20,8 +24,6 @@ export interface ViewerHost {
 	messages(run: RunRecord): ChildMessage[];
 	steer(id: string, message: string): Promise<void>;
 	stop(id: string): Promise<RunRecord | undefined>;
-	/** The explain table of a type (what a spawn of it would get, and why). */
-	explain(type: string): string;
 	/** The worktree report of a run (its isolation report and the worktree's state). */
 	worktreeReport(run: RunRecord): Promise<string>;
 }
@@ -67,36 +69,65 @@ export function conversationLines(messages: readonly ChildMessage[], width: numb
 	return lines;
 }
 
-/** The viewer's first line: the run's state, id, type, description and stats. */
+/** The viewer's first lines: the run's state, id, type, description, then its stats (a queued run: how long it waited). */
 export function viewerHeader(run: RunRecord, width: number, style: Style): string[] {
 	const view = viewOfRecord(run);
+	const detail =
+		view.state === "queued"
+			? `queued ${formatDuration(view.queuedMs)} · waiting for a free slot (settings maxConcurrent)`
+			: `${view.state} · ${statsLine(view)}${view.activity && view.activity !== view.state ? ` · ${view.activity}` : ""}`;
+	return [fit(`${stateIcon(view.state, style)} ${style.bold(view.id)} ${view.type} · ${view.description}`, width), fit(style.fg("dim", `  ${detail}`), width)];
+}
+
+/** A run that has no messages yet (queued, starting): its task, so the viewer is never empty. */
+export function taskLines(run: RunRecord, width: number, style: Style): string[] {
+	const waiting = run.state === "queued" ? ["", ...wrapped("It starts when a slot is free; a steering message is held until then and sent with its first turn.", width)] : [];
+	return [fit(style.fg("muted", "task"), width), ...wrapped(run.prompt, width, "› ", Number.POSITIVE_INFINITY, "  ").map((line) => style.fg("accent", line)), ...waiting];
+}
+
+type Mode = "conversation" | "steer" | "confirm-stop" | "page";
+
+/** The keys of the conversation, shortened before they are cut (`esc back` always shows). */
+const CONVERSATION_LEGEND: LegendItem[] = [
+	{ keys: "↑↓", label: "scroll", short: "" },
+	{ keys: "end", label: "follow", short: "" },
+	{ keys: "s", label: "steer", keep: true },
+	{ keys: "x", label: "stop", keep: true },
+	{ keys: "e", label: "explain", short: "expl." },
+	{ keys: "w", label: "worktree", short: "wt" },
+	{ keys: "f", label: "fold/unfold", short: "fold" },
+	{ keys: "esc", label: "back", keep: true },
+];
+
+/** What steering does now: a queued run holds the message until it starts. */
+function steerLegend(state: string): LegendItem[] {
 	return [
-		fit(`${stateIcon(view.state, style)} ${style.bold(view.id)} ${view.type} · ${view.description}`, width),
-		fit(style.fg("dim", `  ${view.state} · ${statsLine(view)}${view.activity ? ` · ${view.activity}` : ""}`), width),
+		state === "queued"
+			? { keys: "enter", label: "sends it (held until the run starts)", short: "sends (held)", keep: true }
+			: { keys: "enter", label: "sends the message to the child (after its current tool call)", short: "sends", keep: true },
+		{ keys: "esc", label: "cancels", keep: true },
 	];
 }
 
-type Mode = "conversation" | "steer" | "confirm-stop" | "explain" | "worktree";
-
-/** The keys line of each mode. */
-const KEYS: Record<Mode, string> = {
-	conversation: "↑↓ scroll · end follow · s steer · x stop · e explain · w worktree · f fold/unfold · esc back",
-	steer: "enter sends the message to the child (after its current tool call) · esc cancels",
-	"confirm-stop": "y stops the child · any other key keeps it running",
-	explain: "↑↓ scroll · esc back",
-	worktree: "↑↓ scroll · esc back",
-};
+const CONFIRM_LEGEND: LegendItem[] = [
+	{ keys: "y", label: "stops the child", short: "stops", keep: true },
+	{ keys: "any other key", label: "keeps it running", short: "keeps it", keep: true },
+];
 
 /** The viewer of one run. Not a pi-tui component itself: {@link SubagentsScreen} hosts it. */
 export class ConversationViewer implements Focusable {
 	focused = false;
 	private mode: Mode = "conversation";
+	/** Follow new lines; when false, {@link top} holds the first shown line while output arrives. */
 	private follow = true;
-	/** Lines scrolled back from the end. */
-	private back = 0;
+	private top = 0;
+	private room = 1;
+	private total = 0;
 	private unfold = false;
 	private note = "";
-	private page: string[] = [];
+	/** The run's state when the note was written: a note about a live run goes when it ends. */
+	private noteState = "";
+	private page: TextPage | null = null;
 	private messages: ChildMessage[] = [];
 	private transcriptOf: string | null = null;
 	private cache: { key: { messages: ChildMessage[]; width: number; unfold: boolean }; lines: string[] } | null = null;
@@ -140,30 +171,38 @@ export class ConversationViewer implements Focusable {
 		return lines;
 	}
 
+	/** The note, unless it spoke of a live run that has ended since. */
+	private currentNote(run: RunRecord): string {
+		if (this.note && isEnded(run.state) && !isEnded(this.noteState)) this.note = "";
+		return this.note;
+	}
+
 	lines(width: number, height: number): string[] {
 		const run = this.host.get(this.runId);
 		if (!run) return [fit(`No run ${this.runId}.`, width)];
 		const header = viewerHeader(run, width, this.theme);
+		if (this.mode === "page" && this.page) return [...header, ...this.page.lines(width, Math.max(3, height - header.length), this.theme)];
 		const footer: string[] = [];
-		if (this.note) footer.push(...wrapped(this.note, width).map((line) => this.theme.fg("warning", line)));
+		const note = this.currentNote(run);
+		if (note) footer.push(...wrapped(note, width).map((line) => this.theme.fg("warning", line)));
 		if (this.mode === "steer") {
 			this.input.focused = this.focused;
 			footer.push(...this.input.render(width).map((line) => fit(line, width)));
 		}
 		if (this.mode === "confirm-stop") footer.push(fit(this.theme.fg("warning", `Stop ${this.runId}?`), width));
-		footer.push(fit(this.theme.fg("dim", KEYS[this.mode]), width));
-		const body =
-			this.mode === "explain" || this.mode === "worktree"
-				? this.page.flatMap((line) => wrapped(line, width))
-				: this.conversation(width);
-		const room = Math.max(1, height - header.length - footer.length - 1);
-		const maxBack = Math.max(0, body.length - room);
-		if (this.follow) this.back = 0;
-		this.back = Math.min(this.back, maxBack);
-		const end = body.length - this.back;
-		const shownBody = body.slice(Math.max(0, end - room), end);
-		const more = this.back > 0 ? this.theme.fg("muted", `── ${this.back} more below (end follows) ──`) : this.theme.fg("muted", "─".repeat(Math.min(width, 40)));
-		return [...header, ...shownBody, fit(more, width), ...footer];
+		const legend = this.mode === "steer" ? steerLegend(run.state) : this.mode === "confirm-stop" ? CONFIRM_LEGEND : CONVERSATION_LEGEND;
+		footer.push(fit(this.theme.fg("dim", legendText(legend, width)), width));
+		const body = this.messages.length === 0 ? taskLines(run, width, this.theme) : this.conversation(width);
+		this.room = Math.max(1, height - header.length - footer.length - 1);
+		this.total = body.length;
+		const last = lastTop(this.room, body.length);
+		this.top = this.follow ? last : Math.min(this.top, last);
+		if (this.top >= last) this.follow = true;
+		const shownBody = body.slice(this.top, this.top + this.room);
+		const below = body.length - this.top - shownBody.length;
+		const where = positionText(this.top, shownBody.length, body.length);
+		const more = below > 0 ? `── ${below} more below · ${where} · end follows ──` : `── ${where} ──`;
+		return [...header, ...shownBody, fit(this.theme.fg("muted", more), width), ...footer];
 	}
 
 	private setMode(mode: Mode): void {
@@ -176,35 +215,46 @@ export class ConversationViewer implements Focusable {
 		const message = value.trim();
 		this.setMode("conversation");
 		if (!message) return;
-		this.note = `Steering ${this.runId}…`;
+		const queued = this.host.get(this.runId)?.state === "queued";
+		this.setNote(`Steering ${this.runId}…`);
 		this.host.steer(this.runId, message).then(
-			() => this.settle(`Sent to ${this.runId}: it arrives after the current tool call.`),
+			() => this.settle(queued ? `Held for ${this.runId}: it is sent when the run starts.` : `Sent to ${this.runId}: it arrives after the current tool call.`),
 			(error: unknown) => this.settle(error instanceof Error ? error.message : String(error)),
 		);
 	}
 
-	private settle(note: string): void {
+	private setNote(note: string): void {
 		this.note = note;
+		this.noteState = this.host.get(this.runId)?.state ?? "";
+	}
+
+	private settle(note: string): void {
+		this.setNote(note);
 		this.requestRender();
 	}
 
-	private scroll(lines: number): void {
-		this.back = Math.max(0, this.back + lines);
-		this.follow = this.back === 0;
+	private scroll(move: ScrollMove): void {
+		const last = lastTop(this.room, this.total);
+		const from = this.follow ? last : this.top;
+		this.top = moved(from, move, last + 1, this.room);
+		this.follow = this.top >= last;
 	}
 
-	private showPage(mode: "explain" | "worktree", text: Promise<string> | string): void {
-		this.page = ["…"];
-		this.back = 0;
-		this.follow = false;
-		this.mode = mode;
-		void Promise.resolve(text).then(
+	private showPage(body: (width: number) => string[]): void {
+		this.page = new TextPage(body);
+		this.mode = "page";
+	}
+
+	private showReport(run: RunRecord): void {
+		let text = ["…"];
+		this.showPage((width) => text.flatMap((line) => wrapped(line, width)));
+		void this.host.worktreeReport(run).then(
 			(value) => {
-				this.page = value.split("\n");
+				text = value.split("\n");
 				this.requestRender();
 			},
 			(error: unknown) => {
-				this.page = [error instanceof Error ? error.message : String(error)];
+				text = [error instanceof Error ? error.message : String(error)];
 				this.requestRender();
 			},
 		);
@@ -220,42 +270,38 @@ export class ConversationViewer implements Focusable {
 		if (this.mode === "confirm-stop") {
 			this.mode = "conversation";
 			if (matchesKey(data, "y")) {
-				this.note = `Stopping ${this.runId}…`;
+				this.setNote(`Stopping ${this.runId}…`);
 				this.host.stop(this.runId).then(
 					(stopped) => this.settle(stopped ? `${stopped.id} is ${stopped.state}.` : `No run ${this.runId}.`),
 					(error: unknown) => this.settle(error instanceof Error ? error.message : String(error)),
 				);
-			} else this.note = `${this.runId} keeps running.`;
+			} else this.setNote(`${this.runId} keeps running.`);
 			return undefined;
 		}
 		// A note answers the last key; the next key clears it.
 		this.note = "";
-		if (this.keys.matches(data, "tui.select.cancel") || matchesKey(data, "q")) {
-			if (this.mode === "conversation") return "close";
-			this.mode = "conversation";
-			this.follow = true;
+		const cancel = this.keys.matches(data, "tui.select.cancel") || matchesKey(data, "q");
+		const move = scrollMove(data, this.keys);
+		if (this.mode === "page") {
+			if (cancel) {
+				this.mode = "conversation";
+				this.page = null;
+			} else if (move) this.page?.scroll(move);
 			return undefined;
 		}
-		if (this.keys.matches(data, "tui.select.up")) this.scroll(1);
-		else if (this.keys.matches(data, "tui.select.down")) this.scroll(-1);
-		else if (this.keys.matches(data, "tui.select.pageUp")) this.scroll(10);
-		else if (this.keys.matches(data, "tui.select.pageDown")) this.scroll(-10);
-		else if (matchesKey(data, "end")) this.scroll(-this.back);
-		else if (this.mode !== "conversation") return undefined;
+		if (cancel) return "close";
+		if (move) this.scroll(move);
 		else if (matchesKey(data, "f")) this.unfold = !this.unfold;
 		else if (matchesKey(data, "s")) {
-			if (run && isEnded(run.state)) this.note = `${this.runId} is ${run.state}: steer reaches only queued or running runs (resume it instead).`;
-			else {
-				this.note = "";
-				this.setMode("steer");
-			}
+			if (run && isEnded(run.state)) this.setNote(`${this.runId} is ${run.state}: steer reaches only queued or running runs (resume it instead).`);
+			else this.setMode("steer");
 		} else if (matchesKey(data, "x")) {
-			if (run && isEnded(run.state)) this.note = `${this.runId} is ${run.state} already.`;
+			if (run && isEnded(run.state)) this.setNote(`${this.runId} is ${run.state} already.`);
 			else this.mode = "confirm-stop";
 		} else if (matchesKey(data, "e")) {
-			if (run) this.showPage("explain", this.host.explain(run.type));
+			if (run) this.showPage((width) => runExplainLines(run, width, this.theme));
 		} else if (matchesKey(data, "w")) {
-			if (run) this.showPage("worktree", this.host.worktreeReport(run));
+			if (run) this.showReport(run);
 		}
 		return undefined;
 	}

@@ -3,7 +3,8 @@
  * register everything a person sees — the live widget and footer status, the tool rows, the
  * notification renderer, the `/subagents` view with its conversation viewer, the shortcut and the
  * command's completion. Everything is fed by the run registry (records and its change hook) through
- * {@link CadreUiHost}. Without pi's TUI (print, JSON and RPC modes) none of it runs: no widget,
+ * {@link CadreUiHost}. In RPC mode only the footer status and the widget run, as plain string lines
+ * pi forwards to the client (issue 24 item 9); in print and JSON modes none of it runs: no widget,
  * status, timer or view; renderers are only ever called by the TUI.
  */
 import type { ExtensionAPI, ExtensionContext, MessageRenderOptions, Theme } from "@earendil-works/pi-coding-agent";
@@ -11,6 +12,7 @@ import { Box } from "@earendil-works/pi-tui";
 import type { ChildMessage } from "../../../runtime/pi/conversation.ts";
 import { readTranscript } from "../../../runtime/pi/conversation.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
+import { type ChildListOptions, createChildList } from "./child-list.ts";
 import { type CompletionItem, subagentsCompletions } from "./completions.ts";
 import { NOTIFICATION_TYPE } from "../notifications.ts";
 import { createLiveFeed, type LiveFeed } from "./live-feed.ts";
@@ -38,12 +40,12 @@ export interface CadreUiHost {
 	conversation(id: string): ChildMessage[] | null;
 	steer(id: string, message: string): Promise<void>;
 	stop(id: string): Promise<RunRecord | undefined>;
-	/** The explain table of a type, as `/subagents explain` prints it. */
-	explain(type: string): string;
 	/** The parent's cwd (the repository worktree reports read). */
 	cwd(): string;
 	/** Settings `ui.widget`. */
 	widgetMode(): WidgetMode;
+	/** Settings `ui.list`: the child list under the editor (default on). */
+	childList(): boolean;
 	/** Enabled type names, for completion. */
 	types(): string[];
 }
@@ -69,8 +71,8 @@ interface LiveSession {
 	dispose(): void;
 }
 
-/** Start the live parts for a TUI session. */
-function startLiveSession(ctx: ExtensionContext, host: CadreUiHost): LiveSession {
+/** Start the live parts for a TUI session, or (`rpc`) the feed, the tick and a string-line widget. */
+function startLiveSession(ctx: ExtensionContext, host: CadreUiHost, kind: "tui" | "rpc", list: Pick<ChildListOptions, "busy" | "open">): LiveSession {
 	const feed = createLiveFeed();
 	let ticker: NodeJS.Timeout | null = null;
 	/** Tool rows of running children, refreshed on every update until their run ends. */
@@ -105,7 +107,8 @@ function startLiveSession(ctx: ExtensionContext, host: CadreUiHost): LiveSession
 	};
 	feed.subscribe(tick);
 	feed.subscribe(refreshRows);
-	const widget = createWidget({ ui: ctx.ui, runs: host.ownRuns, mode: host.widgetMode, feed });
+	const widget = createWidget({ ui: ctx.ui, runs: host.ownRuns, mode: host.widgetMode, feed, kind, hidden: list.busy });
+	const children = kind === "tui" ? createChildList({ ui: ctx.ui, runs: host.ownRuns, enabled: host.childList, feed, ...list }) : null;
 	return {
 		feed,
 		calls,
@@ -117,6 +120,7 @@ function startLiveSession(ctx: ExtensionContext, host: CadreUiHost): LiveSession
 		},
 		dispose() {
 			widget.dispose();
+			children?.dispose();
 			feed.dispose();
 			if (ticker !== null) clearInterval(ticker);
 		},
@@ -142,7 +146,6 @@ function viewHost(host: CadreUiHost): RunsViewHost {
 		messages: (run: RunRecord) => host.conversation(run.id) ?? (run.transcript ? readTranscript(run.transcript) : []),
 		steer: host.steer,
 		stop: host.stop,
-		explain: host.explain,
 		worktreeReport: (run: RunRecord) => runWorktreeReport(run, host.cwd()),
 	};
 }
@@ -156,7 +159,8 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 	};
 	pi.on("session_start", (_event, ctx) => {
 		stop();
-		if (ctx.mode === "tui") session = startLiveSession(ctx, host);
+		// RPC clients (editors that embed pi) get the status and string lines; print and JSON nothing.
+		if (ctx.mode === "tui" || ctx.mode === "rpc") session = startLiveSession(ctx, host, ctx.mode, { busy: () => viewOpen, open: (id) => void openView(ctx, id) });
 	});
 	pi.on("session_shutdown", () => stop());
 
@@ -170,10 +174,20 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 	registerNotificationRenderer(pi);
 
 	const views = viewHost(host);
-	const openView = async (ctx: ExtensionContext) => {
+	/** The view is open (the child list then leaves the keys alone). */
+	let viewOpen = false;
+	const openView = async (ctx: ExtensionContext, runId?: string) => {
 		const feed = session?.feed;
-		if (ctx.mode !== "tui" || !feed) return false;
-		await ctx.ui.custom<void>((tui, theme, keybindings, done) => new SubagentsScreen({ host: views, tui, theme, keybindings, feed, done: () => done() }));
+		if (ctx.mode !== "tui" || !feed || viewOpen) return false;
+		viewOpen = true;
+		// The widget and the child list step aside while the view shows the runs.
+		feed.changed();
+		try {
+			await ctx.ui.custom<void>((tui, theme, keybindings, done) => new SubagentsScreen({ host: views, tui, theme, keybindings, feed, done: () => done(), runId }));
+		} finally {
+			viewOpen = false;
+			feed.changed();
+		}
 		return true;
 	};
 	pi.registerShortcut(VIEW_SHORTCUT, {

@@ -11,6 +11,10 @@ import type { RunRecord } from "../../../runtime/runs.ts";
 import { ConversationViewer, type ViewerHost } from "./conversation-viewer.ts";
 import type { LiveFeed } from "./live-feed.ts";
 import { formatDuration, formatTokens, isEnded, type RunView, stateIcon, viewOfRecord } from "./run-view.ts";
+import { type LegendItem, legendText } from "./legend.ts";
+import { runExplainLines } from "./run-explain.ts";
+import { keepInView, moved, positionText, scrollMove } from "./scroll.ts";
+import { TextPage } from "./text-page.ts";
 import { fit, fitAll, pad, type Style, widthOf, wrapped } from "./text.ts";
 
 /** One column of the list: its title, its cell, and whether it may be left out when narrow. */
@@ -55,23 +59,53 @@ function fittingColumns(views: readonly RunView[], width: number, style: Style):
 	}
 }
 
-/** The list: a title, the column heads, one row per run (the selected one marked), the keys. */
-export function runsViewLines(views: readonly RunView[], selected: number, width: number, style: Style, note = ""): string[] {
-	const lines = [fit(`${style.fg("accent", style.bold("cadre"))} ${style.fg("muted", "sub-agent runs of this session")}`, width)];
+/** The list's keys, shortened before they are cut. */
+const LIST_LEGEND: LegendItem[] = [
+	{ keys: "↑↓", label: "select", short: "" },
+	{ keys: "enter", label: "open", keep: true },
+	{ keys: "x", label: "stop", keep: true },
+	{ keys: "e", label: "explain", short: "expl." },
+	{ keys: "home end", label: "first/last", short: "" },
+	{ keys: "esc", label: "close", keep: true },
+];
+
+/** Which rows of the list show: from `top`, at most `rows` (all by default). */
+export interface ListWindow {
+	top: number;
+	rows: number;
+}
+
+/**
+ * The list: a title (with the position when not every run shows), the column heads, the rows of
+ * `window` (the selected one marked), the note, the keys. The note and the keys always show.
+ */
+export function runsViewLines(views: readonly RunView[], selected: number, width: number, style: Style, note = "", window: ListWindow = { top: 0, rows: views.length }): string[] {
+	const partial = views.length > window.rows;
+	const position = partial ? ` · ${positionText(window.top, Math.min(window.rows, views.length - window.top), views.length)}` : "";
+	const lines = [fit(`${style.fg("accent", style.bold("cadre"))} ${style.fg("muted", `sub-agent runs of this session${position}`)}`, width)];
 	if (views.length === 0) {
 		lines.push(fit(style.fg("muted", "No sub-agent runs in this session yet."), width));
 	} else {
+		// Column widths from every run, so the columns do not move while scrolling.
 		const { columns, widths } = fittingColumns(views, width, style);
 		const row = (cells: string[]) => cells.map((cell, index) => pad(cell, widths[index] ?? 0)).join("  ");
 		lines.push(fit(style.fg("muted", `  ${row(columns.map((column) => column.title))}`), width));
-		views.forEach((view, index) => {
+		views.slice(window.top, window.top + window.rows).forEach((view, offset) => {
 			const text = row(columns.map((column) => column.cell(view, style)));
-			lines.push(fit(index === selected ? `${style.fg("accent", "›")} ${style.bold(text)}` : `  ${text}`, width));
+			lines.push(fit(window.top + offset === selected ? `${style.fg("accent", "›")} ${style.bold(text)}` : `  ${text}`, width));
 		});
 	}
 	if (note) lines.push(...wrapped(note, width).map((line) => style.fg("warning", line)));
-	lines.push(fit(style.fg("dim", "↑↓ select · enter open · x stop · e explain · esc close"), width));
+	lines.push(fit(style.fg("dim", legendText(LIST_LEGEND, width)), width));
 	return lines;
+}
+
+/** Where the list opens: the first running run, else the first queued one, else the newest. */
+export function initialSelection(views: readonly RunView[]): number {
+	const running = views.findIndex((view) => view.state === "running");
+	if (running >= 0) return running;
+	const queued = views.findIndex((view) => view.state === "queued");
+	return queued >= 0 ? queued : Math.max(0, views.length - 1);
 }
 
 /** What the view needs from the extension. */
@@ -79,14 +113,28 @@ export interface RunsViewHost extends ViewerHost {
 	runs(): readonly RunRecord[];
 }
 
+/**
+ * The rows cadre's views may use of the terminal's: pi's footer (three lines with the status), its
+ * working line and a little chat stay visible. pi shrinks every region of a layout that is too tall
+ * (each loses its last lines — here the keys), so the view stays under what is left; the widget and
+ * the child list are hidden while it is open.
+ */
+export function viewHeight(terminalRows: number): number {
+	return Math.max(4, terminalRows - 7);
+}
+
 /** The whole interaction: the list, and the viewer of one run on top of it. */
 export class SubagentsScreen implements Component, Focusable {
 	focused = false;
-	private selected = 0;
+	/** PgUp/PgDn/Home/End are the view's, not pi's chat scrolling (fullscreen mode). */
+	readonly capturesViewportInput = true;
+	private selected: number | null = null;
+	private top = 0;
+	private rowsShown = 1;
 	private viewer: ConversationViewer | null = null;
 	private confirming: string | null = null;
 	private note = "";
-	private explainText: string[] | null = null;
+	private explainPage: TextPage | null = null;
 	private readonly unsubscribe: () => void;
 	private readonly host: RunsViewHost;
 	private readonly tui: TUI;
@@ -94,12 +142,18 @@ export class SubagentsScreen implements Component, Focusable {
 	private readonly keys: KeybindingsManager;
 	private readonly done: () => void;
 
-	constructor(options: { host: RunsViewHost; tui: TUI; theme: Style; keybindings: KeybindingsManager; feed: LiveFeed; done: () => void }) {
+	/** `runId`: open straight on this run's conversation (from the child list); Esc goes to the list. */
+	constructor(options: { host: RunsViewHost; tui: TUI; theme: Style; keybindings: KeybindingsManager; feed: LiveFeed; done: () => void; runId?: string }) {
 		this.host = options.host;
 		this.tui = options.tui;
 		this.theme = options.theme;
 		this.keys = options.keybindings;
 		this.done = options.done;
+		if (options.runId) {
+			const index = this.host.runs().findIndex((run) => run.id === options.runId);
+			if (index >= 0) this.selected = index;
+			this.open(options.runId);
+		}
 		this.unsubscribe = options.feed.subscribe(() => {
 			this.viewer?.refresh();
 			this.tui.requestRender();
@@ -112,19 +166,27 @@ export class SubagentsScreen implements Component, Focusable {
 	}
 
 	private height(): number {
-		return Math.max(8, (this.tui.terminal?.rows ?? 24) - 6);
+		return viewHeight(this.tui.terminal?.rows ?? 24);
 	}
 
 	render(width: number): string[] {
+		const height = this.height();
 		if (this.viewer) {
 			this.viewer.focused = this.focused;
-			return fitAll(this.viewer.lines(width, this.height()), width);
+			return fitAll(this.viewer.lines(width, height), width);
 		}
-		if (this.explainText) return fitAll([...this.explainText.flatMap((line) => wrapped(line, width)).slice(0, this.height() - 1), this.theme.fg("dim", "esc back")], width);
+		if (this.explainPage) return fitAll(this.explainPage.lines(width, height, this.theme), width);
 		const views = this.views();
+		if (this.selected === null) this.selected = initialSelection(views);
 		this.selected = Math.min(this.selected, Math.max(0, views.length - 1));
 		const note = this.confirming ? `Stop ${this.confirming}? y stops it, any other key keeps it running.` : this.note;
-		return runsViewLines(views, this.selected, width, this.theme, note).slice(0, this.height());
+		// The title, the column heads, the note and the keys always show; the rows get the rest.
+		const noteLines = note ? wrapped(note, width).length : 0;
+		this.rowsShown = Math.max(1, height - 3 - noteLines);
+		this.top = keepInView(this.top, this.selected, this.rowsShown, views.length);
+		const lines = runsViewLines(views, this.selected, width, this.theme, note, { top: this.top, rows: this.rowsShown });
+		// Too short for the column heads too: they go before a row or the keys do.
+		return lines.length > height && views.length > 0 ? [lines[0] as string, ...lines.slice(2)] : lines;
 	}
 
 	private open(id: string): void {
@@ -143,13 +205,17 @@ export class SubagentsScreen implements Component, Focusable {
 			this.tui.requestRender();
 			return;
 		}
-		if (this.explainText) {
-			if (this.keys.matches(data, "tui.select.cancel") || matchesKey(data, "q")) this.explainText = null;
+		if (this.explainPage) {
+			const move = scrollMove(data, this.keys);
+			if (move) this.explainPage.scroll(move);
+			else if (this.keys.matches(data, "tui.select.cancel") || matchesKey(data, "q")) this.explainPage = null;
 			this.tui.requestRender();
 			return;
 		}
 		const views = this.views();
-		const current = views[this.selected];
+		const selected = this.selected ?? initialSelection(views);
+		const current = views[selected];
+		const move = this.confirming ? null : scrollMove(data, this.keys);
 		if (this.confirming) {
 			const id = this.confirming;
 			this.confirming = null;
@@ -160,8 +226,7 @@ export class SubagentsScreen implements Component, Focusable {
 					(error: unknown) => this.settle(error instanceof Error ? error.message : String(error)),
 				);
 			} else this.note = `${id} keeps running.`;
-		} else if (this.keys.matches(data, "tui.select.up")) this.selected = Math.max(0, this.selected - 1);
-		else if (this.keys.matches(data, "tui.select.down")) this.selected = Math.min(views.length - 1, this.selected + 1);
+		} else if (move) this.selected = moved(selected, move, views.length, this.rowsShown);
 		else if (this.keys.matches(data, "tui.select.confirm")) {
 			if (current) this.open(current.id);
 		} else if (matchesKey(data, "x")) {
@@ -169,7 +234,7 @@ export class SubagentsScreen implements Component, Focusable {
 			else if (current) this.note = `${current.id} is ${current.state} already.`;
 		} else if (matchesKey(data, "e")) {
 			const run = current ? this.host.get(current.id) : undefined;
-			if (run) this.explainText = this.host.explain(run.type).split("\n");
+			if (run) this.explainPage = new TextPage((width) => runExplainLines(run, width, this.theme));
 		} else if (this.keys.matches(data, "tui.select.cancel") || matchesKey(data, "q")) {
 			this.dispose();
 			this.done();

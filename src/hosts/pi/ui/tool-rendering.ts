@@ -13,7 +13,8 @@ import type { RequestedVsUsed, RunResult } from "../../../runtime/result.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { LinesComponent } from "./lines-component.ts";
 import { formatDuration, formatTokens, formatTokensWithContext, formatTools, formatTurns, isEnded, isRunResult, type RunView, stateIcon, statsLine, viewOfRecord, viewOfResult } from "./run-view.ts";
-import { dotted, fit, shortPath, shown, type Style, widthOf, wrapped } from "./text.ts";
+import { liveIcon } from "./spinner.ts";
+import { dotted, fit, shown, type Style, widthOf, wrapped } from "./text.ts";
 
 /** The arguments of a `subagent` call as they stream in (any may be missing). */
 export interface SubagentArgs {
@@ -31,12 +32,11 @@ export function subagentCallLines(args: SubagentArgs, live: RunView | null, widt
 	const description = shown((args.description ?? "").replace(/\s+/g, " "));
 	const tags = dotted([args.run_in_background ? "background" : null, args.resume ? `resume ${shown(args.resume)}` : null]);
 	if (live && !isEnded(live.state)) {
-		// The stats keep their room; the description gets what is left.
-		const stats = ` · ${style.fg("dim", compactStats(live))}`;
-		const head = `${title} ${stateIcon(live.state, style)} ${style.bold(live.type)}`;
-		const room = width - widthOf(head) - widthOf(stats) - 3;
-		const text = room >= 8 ? ` · ${fit(live.description, room)}` : "";
-		return [fit(`${head}${text}${stats}`, width)];
+		// One line when everything fits; else the headline (with the description) and, below, the id and stats.
+		const head = `${title} ${liveIcon(live.state, style, Date.now())} ${style.bold(live.type)}${live.description ? ` · ${live.description}` : ""}`;
+		const stats = style.fg("dim", `${live.id} · ${compactStats(live)}`);
+		const one = `${head} · ${stats}`;
+		return widthOf(one) <= width ? [one] : [fit(head, width), fit(`  ${stats}`, width)];
 	}
 	return [fit(`${title} ${style.bold(type)}${description ? ` · ${description}` : ""}${tags ? style.fg("muted", ` · ${tags}`) : ""}`, width)];
 }
@@ -54,22 +54,20 @@ export function activityLines(view: RunView, width: number, style: Style): strin
 }
 
 /**
- * `✓ completed · faux/m · read-only · reviewer · 2 turns · 1.4k tok · 4.0s`; a `flag` (a broken
- * contract) comes right after the state, where a cut line still shows it.
+ * `✓ completed · faux/m · read-only · reviewer · 2 turns · 1 tool · 1.4k tok · 4.0s`; a `flag` (a
+ * broken contract) comes right after the state, where a cut line still shows it. With a `width`,
+ * the capability, then the persona, then the model give way before the counts and the time are cut.
  */
-export function summaryLine(view: RunView, style: Style, flag: string | null = null): string {
+export function summaryLine(view: RunView, style: Style, flag: string | null = null, width = Number.POSITIVE_INFINITY): string {
 	const tone = view.state === "completed" ? "success" : view.state === "failed" ? "error" : "warning";
-	return `${stateIcon(view.state, style)} ${style.fg(tone, view.state)}${flag ? ` · ${style.fg("error", flag)}` : ""} · ${style.fg(
-		"dim",
-		dotted([
-			view.model,
-			view.capability,
-			view.persona,
-			formatTurns(view),
-			formatTokensWithContext(view),
-			view.runningMs === null ? "not started" : formatDuration(view.runningMs),
-		]),
-	)}`;
+	const lead = `${stateIcon(view.state, style)} ${style.fg(tone, view.state)}${flag ? ` · ${style.fg("error", flag)}` : ""} · `;
+	const counts = [formatTurns(view), formatTools(view.toolUses), formatTokensWithContext(view), view.runningMs === null ? "not started" : formatDuration(view.runningMs)];
+	let names: (string | null)[] = [view.model, view.capability, view.persona];
+	for (const drop of [1, 2, 0]) {
+		if (widthOf(lead) + widthOf(dotted([...names, ...counts])) <= width) break;
+		names = names.map((name, index) => (index === drop ? null : name));
+	}
+	return `${lead}${style.fg("dim", dotted([...names, ...counts]))}`;
 }
 
 function show(value: unknown): string {
@@ -114,7 +112,8 @@ export function resultDetailLines(result: RunResult, width: number, style: Style
 	const [verdict, ...contract] = contractLines(result.contract);
 	if (verdict) section(verdict, contract);
 	section("isolation", isolationLines(result.isolation));
-	if (result.transcript) lines.push(fit(style.fg("muted", `transcript ${shortPath(result.transcript, Math.max(10, width - 11))}`), width));
+	// The whole path (a person copies it), wrapped when it does not fit.
+	if (result.transcript) lines.push(...wrapped(`transcript ${result.transcript}`, width, "", Number.POSITIVE_INFINITY, "  ").map((line) => style.fg("muted", line)));
 	lines.push("", ...wrapped(result.text ?? "(no final text)", width));
 	return lines;
 }
@@ -122,14 +121,14 @@ export function resultDetailLines(result: RunResult, width: number, style: Style
 /** A finished `subagent` or fetched result: the summary line, and the detail when expanded. */
 export function resultLines(result: RunResult, expanded: boolean, width: number, style: Style, hint = ""): string[] {
 	const view = viewOfResult(result);
-	const summary = summaryLine(view, style, result.contract && !result.contract.ok ? "contract not kept" : null);
+	const summary = summaryLine(view, style, result.contract && !result.contract.ok ? "contract not kept" : null, width);
 	const withHint = hint && !expanded && widthOf(`${summary}  ${hint}`) <= width ? `${summary}  ${hint}` : summary;
 	return expanded ? [fit(withHint, width), ...resultDetailLines(result, width, style)] : [fit(withHint, width)];
 }
 
-/** A background spawn's answer: where the run went. */
-export function startedLines(result: RunResult, width: number, style: Style): string[] {
-	const view = viewOfResult(result);
+/** A background spawn's answer: where the run went, and its state now (`live`, when the run is of this session). */
+export function startedLines(result: RunResult, width: number, style: Style, live: RunView | null = null): string[] {
+	const view = live ?? viewOfResult(result);
 	return [fit(`${style.fg("accent", "↗")} ${style.bold(view.id)} ${style.fg("muted", `in the background (${view.state}) · /subagents opens it`)}`, width)];
 }
 
@@ -221,7 +220,15 @@ export function createToolRenderers(host: ToolRenderHost) {
 				return lines((width) => (live ? activityLines(live, width, theme) : textResultLines(textOf(result), false, false, width, theme)));
 			}
 			if (!isRunResult(details)) return lines((width) => textResultLines(textOf(result), context.isError, options.expanded, width, theme));
-			if (!isEnded(details.status)) return lines((width) => startedLines(details, width, theme));
+			if (!isEnded(details.status)) {
+				// The row follows its run until it ends (pi renders it again on each refresh).
+				const run = host.get(details.id);
+				if (run && !isEnded(run.state) && context.state.followed !== run.id) {
+					context.state.followed = run.id;
+					host.track(() => context.invalidate(), run.id);
+				}
+				return lines((width) => startedLines(details, width, theme, liveView(details.id)));
+			}
 			return lines((width) => resultLines(details, options.expanded, width, theme, hint(context)));
 		},
 	};

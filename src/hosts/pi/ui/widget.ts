@@ -11,8 +11,9 @@ import type { Component, TUI } from "@earendil-works/pi-tui";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import type { LiveFeed } from "./live-feed.ts";
 import { LinesComponent } from "./lines-component.ts";
-import { isEnded, type RunView, stateIcon, statsParts, viewOfRecord } from "./run-view.ts";
-import { fit, flow, type Style, widthOf } from "./text.ts";
+import { isEnded, type RunView, statsParts, viewOfRecord } from "./run-view.ts";
+import { liveIcon, SPINNER_MS } from "./spinner.ts";
+import { fit, flow, plainStyle, type Style, widthOf } from "./text.ts";
 
 /** Settings `ui.widget`: which runs get rows. */
 export type WidgetMode = "background" | "all" | "off";
@@ -26,7 +27,7 @@ export const UI_KEY = "cadre";
 
 /** What the widget shows at one moment. */
 export interface WidgetSnapshot {
-	/** Running runs first (oldest first), then the finished ones still lingering. */
+	/** Running runs and the finished ones still lingering, in the order they were created (rows never move). */
 	rows: RunView[];
 	/** Queued runs in scope. */
 	queued: number;
@@ -42,36 +43,76 @@ function inScope(run: RunRecord, mode: WidgetMode): boolean {
 /** What the widget shows of `runs` at `now`. */
 export function widgetSnapshot(runs: readonly RunRecord[], mode: WidgetMode, now: number = Date.now(), lingerMs = LINGER_MS): WidgetSnapshot {
 	const scoped = runs.filter((run) => inScope(run, mode));
-	const running = scoped.filter((run) => run.state === "running").sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0));
-	const lingering = scoped
-		.filter((run) => isEnded(run.state) && run.endedAt !== null && now - run.endedAt < lingerMs)
-		.sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0));
+	const running = scoped.filter((run) => run.state === "running");
+	// One order for running and finished rows: a run that ends stays where it was.
+	const shownRuns = scoped
+		.filter((run) => run.state === "running" || (isEnded(run.state) && run.endedAt !== null && now - run.endedAt < lingerMs))
+		.sort((a, b) => a.createdAt - b.createdAt);
 	return {
-		rows: [...running, ...lingering].map((run) => viewOfRecord(run, now)),
+		rows: shownRuns.map((run) => viewOfRecord(run, now)),
 		queued: scoped.filter((run) => run.state === "queued").length,
 		running: running.length,
 	};
 }
 
-/** The rows of one run: the headline, its stats (flowed onto more lines when narrow), its activity. */
-export function runRows(view: RunView, width: number, style: Style): string[] {
-	const head = `${stateIcon(view.state, style)} ${style.bold(view.type)} · ${view.description}`;
-	const stats = statsParts(view);
-	const oneLine = `${head}  ${style.fg("dim", stats.join(" · "))}`;
-	const lines = widthOf(oneLine) <= width ? [oneLine] : [fit(head, width), ...flow(stats, width, "  ").map((line) => style.fg("dim", line))];
-	if (view.activity !== null) lines.push(fit(`  ${style.fg("muted", `↳ ${view.activity}`)}`, width));
-	if (view.error !== null && view.state === "failed") lines.push(fit(`  ${style.fg("error", view.error)}`, width));
+/** From this width a row is one line (headline and stats); narrower, every row is two. */
+export const ONE_LINE_WIDTH = 120;
+
+/** How a row is drawn: the spinner's clock (null: a still icon) and how deep it sits (for nested runs). */
+export interface RowOptions {
+	now?: number | null;
+	/** Nesting depth: each level indents the row by two columns. */
+	depth?: number;
+}
+
+/**
+ * The rows of one run: the headline (state, type, description), its id and stats — on the same
+ * line from {@link ONE_LINE_WIDTH} columns, on a second line below — and its activity. The layout
+ * depends on the width only, so every row of a widget has the same one.
+ */
+export function runRows(view: RunView, width: number, style: Style, options: RowOptions = {}): string[] {
+	const indent = "  ".repeat(options.depth ?? 0);
+	const head = `${indent}${liveIcon(view.state, style, options.now ?? null)} ${style.bold(view.type)} · ${view.description}`;
+	const stats = style.fg("dim", [view.id, ...statsParts(view)].join(" · "));
+	const lines: string[] = [];
+	if (width >= ONE_LINE_WIDTH) {
+		// The stats keep their room; the description is cut first.
+		const room = Math.max(10, width - widthOf(stats) - 2);
+		lines.push(fit(`${fit(head, room)}  ${stats}`, width));
+	} else {
+		// The headline alone, the id and the stats below it (flowed onto more lines when short).
+		lines.push(fit(head, width), ...flow([view.id, ...statsParts(view)], width, `${indent}  `).map((line) => style.fg("dim", line)));
+	}
+	if (view.activity !== null) lines.push(fit(`${indent}  ${style.fg("muted", `↳ ${view.activity}`)}`, width));
+	if (view.error !== null && view.state === "failed") lines.push(fit(`${indent}  ${style.fg("error", view.error)}`, width));
 	return lines;
 }
 
-/** The widget's lines at `width`; empty when there is nothing to show. */
-export function widgetLines(snapshot: WidgetSnapshot, width: number, style: Style): string[] {
+/**
+ * The widget's lines at `width`, at most `maxLines` of them (whole rows; what does not fit is
+ * counted on the last line); empty when there is nothing to show. `now` turns the spinner.
+ */
+export function widgetLines(snapshot: WidgetSnapshot, width: number, style: Style, now: number | null = null, maxLines = Number.POSITIVE_INFINITY): string[] {
 	const lines: string[] = [];
-	for (const view of snapshot.rows.slice(0, MAX_WIDGET_ROWS)) lines.push(...runRows(view, width, style));
-	const hidden = snapshot.rows.length - MAX_WIDGET_ROWS;
-	if (hidden > 0) lines.push(fit(style.fg("muted", `… ${hidden} more`), width));
-	if (snapshot.queued > 0) lines.push(fit(style.fg("muted", `${snapshot.queued} queued`), width));
+	const rows = snapshot.rows.slice(0, MAX_WIDGET_ROWS);
+	let shownRows = 0;
+	for (const [index, view] of rows.entries()) {
+		const row = runRows(view, width, style, { now });
+		// The last line is kept for the count of what is left out, unless this is the last of everything.
+		const last = index === snapshot.rows.length - 1 && snapshot.queued === 0;
+		if (lines.length + row.length > maxLines - (last ? 0 : 1) && shownRows > 0) break;
+		lines.push(...row);
+		shownRows++;
+	}
+	const hidden = snapshot.rows.length - shownRows;
+	const rest = [hidden > 0 ? `… ${hidden} more` : "", snapshot.queued > 0 ? `${snapshot.queued} queued` : ""].filter(Boolean).join(" · ");
+	if (rest) lines.push(fit(style.fg("muted", rest), width));
 	return lines;
+}
+
+/** The most lines the widget takes of a terminal of `rows` rows: a third, so the chat and the editor keep theirs. */
+export function widgetHeight(rows: number): number {
+	return Math.max(3, Math.floor(rows / 3));
 }
 
 /** The footer status, or undefined when nothing runs or waits. */
@@ -82,9 +123,12 @@ export function statusText(snapshot: Pick<WidgetSnapshot, "running" | "queued">)
 
 /** The part of pi's `ctx.ui` the widget uses. */
 export interface WidgetUi {
-	setWidget(key: string, content: ((tui: TUI, theme: Style) => Component) | undefined): void;
+	setWidget(key: string, content: ((tui: TUI, theme: Style) => Component) | string[] | undefined): void;
 	setStatus(key: string, text: string | undefined): void;
 }
+
+/** The width of the widget's lines in RPC mode (the client lays them out; rows stay one layout). */
+export const RPC_WIDTH = 120;
 
 /** Options for {@link createWidget}. */
 export interface WidgetOptions {
@@ -92,18 +136,51 @@ export interface WidgetOptions {
 	runs(): readonly RunRecord[];
 	mode(): WidgetMode;
 	feed: LiveFeed;
+	/**
+	 * `tui` (default): a component pi renders, its running rows spinning; `rpc`: plain string lines
+	 * (pi forwards only string arrays to an RPC client), sent again only when they change.
+	 */
+	kind?: "tui" | "rpc";
+	/** The widget steps aside (the `/subagents` view is open and shows the same runs); the status stays. */
+	hidden?(): boolean;
 	now?(): number;
 }
 
 /** The widget controller: subscribes to the feed and keeps pi's widget and status up to date. */
 export function createWidget(options: WidgetOptions): { dispose(): void } {
 	const now = options.now ?? (() => Date.now());
+	const rpc = options.kind === "rpc";
 	let snapshot: WidgetSnapshot = { rows: [], queued: 0, running: 0 };
 	/** The widget is set in pi (its factory may not have run yet). */
 	let shown = false;
 	let component: LinesComponent | null = null;
 	let tui: TUI | null = null;
 	let status: string | undefined;
+	/** RPC: the lines last sent. */
+	let sent = "";
+	/** Redraws the component while a row spins (its frame comes from the clock at render time). */
+	let spinner: NodeJS.Timeout | null = null;
+	const spin = (on: boolean) => {
+		if (on && spinner === null) {
+			spinner = setInterval(() => {
+				component?.invalidate();
+				tui?.requestRender();
+			}, SPINNER_MS);
+			spinner.unref?.();
+		} else if (!on && spinner !== null) {
+			clearInterval(spinner);
+			spinner = null;
+		}
+	};
+
+	const clear = () => {
+		if (shown) options.ui.setWidget(UI_KEY, undefined);
+		shown = false;
+		sent = "";
+		component = null;
+		tui = null;
+		spin(false);
+	};
 
 	const update = () => {
 		const mode = options.mode();
@@ -113,14 +190,17 @@ export function createWidget(options: WidgetOptions): { dispose(): void } {
 			status = nextStatus;
 			options.ui.setStatus(UI_KEY, status);
 		}
-		const visible = mode !== "off" && (snapshot.rows.length > 0 || snapshot.queued > 0);
-		if (!visible) {
-			if (shown) options.ui.setWidget(UI_KEY, undefined);
-			shown = false;
-			component = null;
-			tui = null;
+		const visible = mode !== "off" && !options.hidden?.() && (snapshot.rows.length > 0 || snapshot.queued > 0);
+		if (!visible) return clear();
+		if (rpc) {
+			const lines = widgetLines(snapshot, RPC_WIDTH, plainStyle);
+			const text = lines.join("\n");
+			if (text !== sent) options.ui.setWidget(UI_KEY, lines);
+			sent = text;
+			shown = true;
 			return;
 		}
+		spin(snapshot.running > 0);
 		if (shown) {
 			component?.invalidate();
 			tui?.requestRender();
@@ -129,7 +209,7 @@ export function createWidget(options: WidgetOptions): { dispose(): void } {
 		shown = true;
 		options.ui.setWidget(UI_KEY, (host, theme) => {
 			tui = host;
-			const created = new LinesComponent((width) => widgetLines(snapshot, width, theme));
+			const created = new LinesComponent((width) => widgetLines(snapshot, width, theme, now(), widgetHeight(host.terminal?.rows ?? 24)));
 			component = created;
 			return created;
 		});
@@ -140,6 +220,7 @@ export function createWidget(options: WidgetOptions): { dispose(): void } {
 	return {
 		dispose() {
 			unsubscribe();
+			spin(false);
 			try {
 				if (shown) options.ui.setWidget(UI_KEY, undefined);
 				if (status !== undefined) options.ui.setStatus(UI_KEY, undefined);
