@@ -6,7 +6,7 @@
  * entries come out as entry layers for the scope merge.
  */
 import type { Diagnostic, DiagnosticCode, Severity } from "../core/diagnostics.ts";
-import { isInherit, nameKey, nameRecord, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
+import { isHttpUrl, isInherit, nameKey, nameRecord, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
 import { showValue, validateLayer } from "./keys.ts";
 import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CEILING, readFileUnder, readProblemDiagnostic } from "./read-confined.ts";
 import { type Pos, parseYamlMapping, type RawField, type RawValue } from "./raw.ts";
@@ -68,6 +68,7 @@ const TOP_KEYS = [
 	"maxFileBytes",
 	"strict",
 	"ui",
+	"telemetry",
 	"contracts",
 ];
 
@@ -93,6 +94,7 @@ export function defaultSettings(): Settings {
 		strict: false,
 		ui: { widget: "background" },
 		contracts: { repair: true },
+		telemetry: { otlp: null },
 		files: [],
 	};
 }
@@ -334,6 +336,9 @@ function applyFile(
 					else settings.contracts = { repair: entry.val.value };
 				}
 				break;
+			case "telemetry":
+				applyTelemetry(objectOf(field) ?? [], source, settings, { bad, untrusted, src });
+				break;
 			case "roles":
 				inline("role", source, objectOf(field) ?? [], roles, origins, diagnostics, settings.maxFileBytes);
 				break;
@@ -343,6 +348,21 @@ function applyFile(
 			default:
 				diagnostics.push(unknown(file, field, TOP_KEYS, "subagents.json"));
 		}
+	}
+}
+
+/**
+ * `telemetry.otlp` (ADR 0145): an OTLP/HTTP endpoint cadre sends its traces to. Where a run's
+ * trace goes is where its tool names, models and (with content capture) prompts go, so only user
+ * settings and a trusted project may name one, like `worktree.baseDir` (ADR 0073).
+ */
+function applyTelemetry(entries: RawField[], source: SettingsSource, settings: Settings, h: WorktreeKeyHelpers): void {
+	for (const entry of entries) {
+		if (entry.key !== "otlp") h.bad(entry.val, `telemetry.${entry.key}`, "is not a key (telemetry takes otlp)");
+		else if (entry.val.value === null) settings.telemetry = { otlp: null };
+		else if (typeof entry.val.value !== "string" || !isHttpUrl(entry.val.value)) h.bad(entry.val, "telemetry.otlp", "expects an http(s) URL of an OTLP endpoint, or null");
+		else if (!source.trusted) h.untrusted(entry, "telemetry.otlp");
+		else settings.telemetry = { otlp: entry.val.value.trim() };
 	}
 }
 

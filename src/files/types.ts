@@ -225,6 +225,8 @@ export interface Settings {
 	ui: { widget: "background" | "all" | "off" };
 	/** Persona outputs and structured results (ADR 0099): `repair: false` turns the repair turn off. */
 	contracts: { repair: boolean };
+	/** `telemetry.otlp`: the OTLP/HTTP endpoint traces go to (user settings or a trusted project only; ADR 0145). */
+	telemetry: { otlp: string | null };
 	/** The settings files that exist, highest first. */
 	files: string[];
 }

@@ -632,6 +632,8 @@ export interface ChildHandle {
 	transcript: string | null;
 	/** Subscribe to translated events; returns the unsubscribe function. */
 	subscribe(listener: (event: ChildEvent) => void): () => void;
+	/** Subscribe to pi's own session events as plain data (telemetry, src/telemetry/); returns the unsubscribe function. */
+	observe?(listener: (event: { type: string; [key: string]: unknown }) => void): () => void;
 	/** Send the prompt and resolve when the child settles. */
 	run(prompt: string): Promise<void>;
 	/** Queue a steering message (after the current tool call). */
@@ -808,6 +810,7 @@ function sessionHandle(session: AgentSession, structured: StructuredState | null
 				if (translated) listener(translated);
 			});
 		},
+		observe: (listener) => session.subscribe((event) => listener(event as unknown as { type: string; [key: string]: unknown })),
 		run: (prompt) => session.prompt(prompt),
 		async steer(text) {
 			const queued = session.steer(text);

@@ -16,6 +16,7 @@ import { explainType, subagentsCommand } from "./commands.ts";
 import { earlierRuns } from "./earlier-runs.ts";
 import { createNotifier, singleShot, stoppedAtExit } from "./notifications.ts";
 import { touchedPath } from "./parent-writes.ts";
+import { sessionTelemetry } from "./session-telemetry.ts";
 import { enabledTypes } from "../../resolve/resolve.ts";
 import { registerCadreUi, type WidgetMode } from "./ui/index.ts";
 import {
@@ -87,6 +88,7 @@ export default function cadre(pi: ExtensionAPI): void {
 	const { agentDir, homeDir } = agentPaths();
 	let state: SessionState | null = null;
 	let lastDescription = "";
+	const telemetry = sessionTelemetry(pi, { load: (ctx) => safeLoad(ctx) });
 
 	const notifications = createNotifier({
 		send: (message, options) => pi.sendMessage(message, options),
@@ -111,6 +113,7 @@ export default function cadre(pi: ExtensionAPI): void {
 			homeDir,
 			earlier: earlier.runs,
 			touchedByParent: (since) => new Set(touched.filter((entry) => entry.at >= since).map((entry) => entry.path)),
+			telemetry: telemetry.runs(),
 			// Definitions are re-read at every spawn; the description follows them at once.
 			onLoaded: (loaded) => {
 				if (state) {
@@ -359,6 +362,7 @@ export default function cadre(pi: ExtensionAPI): void {
 		if (!s) return;
 		const going = s.registry.own().filter((run) => run.endedAt === null);
 		await s.registry.stopAll();
+		await telemetry.shutdown();
 		if (singleShot(ctx.mode)) for (const line of stoppedAtExit(going, event.reason)) process.stderr.write(line);
 	});
 
