@@ -19,6 +19,8 @@ import type { RunRecord } from "../../runtime/runs.ts";
 import { WorktreeRefusedError } from "../../isolation/worktree-hooks.ts";
 import { SpawnRefused } from "../spawn/plan.ts";
 import { createSpawner, type Spawner } from "../spawn/spawner.ts";
+import { telemetryConfig } from "../../telemetry/config.ts";
+import { createTelemetry, type Telemetry } from "../../telemetry/telemetry.ts";
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, type CliIo, UsageError } from "./io.ts";
 import type { RequestFlagOptions } from "./main.ts";
 import { cliDirs, parentFactFlags, parseRequestFlags } from "./request-context.ts";
@@ -67,6 +69,8 @@ export function refusalLines(refusal: RunRefusal): string {
 export interface RunSession {
 	parent: HeadlessParent;
 	spawner: Spawner;
+	/** The invocation's traces (ADR 0145): off unless an OTLP endpoint is set; continues `TRACEPARENT`. */
+	telemetry: Telemetry;
 	progress: ProgressReporter;
 	/** Where this host's run records are (and `--resume` looks): `<agentDir>/cadre/transcripts`. */
 	recordsDir: string;
@@ -133,6 +137,7 @@ export async function openRunSession(opts: RunCommandOptions, io: CliIo): Promis
 	parentNotes(parent, io);
 	const recordsDir = transcriptDir(parent.ctx, agentDir);
 	const progress = createProgress({ io, verbose: opts.verbose === true, events: opts.events === true, runs: () => spawner.registry.own() });
+	const telemetry = createTelemetry();
 	const spawner = createSpawner({
 		pi: parent.pi,
 		ctx: () => parent.ctx,
@@ -149,17 +154,24 @@ export async function openRunSession(opts: RunCommandOptions, io: CliIo): Promis
 			...(flags.activeTools !== undefined ? { activeTools: flags.activeTools } : {}),
 		}),
 		emit: (event, payload) => progress.lifecycle(event, payload),
+		telemetry: telemetry.runs(),
 	});
+	// The settings as loaded for the parent's cwd and trust: `telemetry.otlp` only from the user's or a trusted project's.
+	await telemetry.enable(telemetryConfig(io.env, spawner.loaded()?.settings.telemetry.otlp ?? null));
+	telemetry.continueTrace(io.env.TRACEPARENT);
 	interrupt.onStop(() => void spawner.registry.stopAll());
 	return {
 		parent,
 		spawner,
+		telemetry,
 		progress,
 		recordsDir,
 		interrupted: interrupt.interrupted,
 		async close() {
 			progress.close();
 			interrupt.dispose();
+			// Every run has ended: what is buffered is exported before the process exits.
+			await telemetry.shutdown();
 			await parent.dispose();
 		},
 	};
@@ -256,7 +268,7 @@ export async function runRun(positionals: string[], opts: RunCommandOptions, io:
 		const items = readBatch(opts.batch, parseRequestFlags(opts), io);
 		const session = await openRunSession(opts, io);
 		try {
-			return await runBatch(items, session, opts, io);
+			return await session.telemetry.workflow("cadre.batch", () => runBatch(items, session, opts, io));
 		} finally {
 			await session.close();
 		}
