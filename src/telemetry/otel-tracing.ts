@@ -7,7 +7,7 @@
  * {name}` around a batch — under the parent session's turn or the run that spawned the run.
  * Parents are passed explicitly (never an async context), so concurrent children never mix.
  */
-import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -46,6 +46,65 @@ interface RunSpans {
 	tools: Map<string, Span>;
 }
 
+/** End the run's open chat span with what pi's assistant message says (none: the request never answered). */
+function endChat(spans: RunSpans, message: Record<string, unknown> | null, captureContent: boolean): void {
+	const chat = spans.chat;
+	if (!chat) return;
+	spans.chat = null;
+	if (message) {
+		chat.setAttributes(chatAttributes(message));
+		if (captureContent) chat.setAttributes(chatContent(message));
+		if (message.stopReason === "error") {
+			chat.setAttribute("error.type", "_OTHER");
+			chat.setStatus({ code: SpanStatusCode.ERROR, message: typeof message.errorMessage === "string" ? message.errorMessage : undefined });
+		}
+	}
+	chat.end();
+}
+
+/** One event of a run's child session: a turn opens a chat span, its answer closes it; tools open and close theirs. */
+function observeChild(tracer: Tracer, spans: RunSpans, event: SessionEvent, captureContent: boolean): void {
+	const message = (event.message ?? null) as Record<string, unknown> | null;
+	switch (event.type) {
+		case "turn_start": {
+			endChat(spans, null, captureContent);
+			const { provider, id: model } = spans.model;
+			spans.chat = tracer.startSpan(
+				model ? `chat ${model}` : "chat",
+				{ kind: SpanKind.CLIENT, attributes: { "gen_ai.operation.name": "chat", ...(provider ? { "gen_ai.provider.name": provider } : {}), ...(model ? { "gen_ai.request.model": model } : {}) } },
+				spans.context,
+			);
+			break;
+		}
+		case "message_end":
+			if (message?.role === "assistant") endChat(spans, message, captureContent);
+			break;
+		case "tool_execution_start": {
+			const name = String(event.toolName ?? "tool");
+			const id = String(event.toolCallId ?? name);
+			const attributes: Attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.id": id, "gen_ai.tool.type": "function" };
+			if (captureContent) Object.assign(attributes, toolContent("gen_ai.tool.call.arguments", event.args));
+			spans.tools.set(id, tracer.startSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL, attributes }, spans.context));
+			break;
+		}
+		case "tool_execution_end": {
+			const id = String(event.toolCallId ?? event.toolName ?? "tool");
+			const span = spans.tools.get(id);
+			if (!span) break;
+			spans.tools.delete(id);
+			if (captureContent) span.setAttributes(toolContent("gen_ai.tool.call.result", event.result));
+			if (event.isError === true) {
+				span.setAttribute("error.type", "tool_error");
+				span.setStatus({ code: SpanStatusCode.ERROR });
+			}
+			span.end();
+			break;
+		}
+		default:
+			break;
+	}
+}
+
 /** The tracer of one process: spans go to `config.url` in batches. */
 export function createTracing(config: TelemetryConfig): Tracing {
 	const exporter = new OTLPTraceExporter({ url: config.url });
@@ -61,20 +120,6 @@ export function createTracing(config: TelemetryConfig): Tracing {
 	let workflow: Context | null = null;
 	const scope = () => turn?.context ?? workflow ?? root;
 
-	const endChat = (spans: RunSpans, message: Record<string, unknown> | null) => {
-		const chat = spans.chat;
-		if (!chat) return;
-		spans.chat = null;
-		if (message) {
-			chat.setAttributes(chatAttributes(message));
-			if (config.captureContent) chat.setAttributes(chatContent(message));
-			if (message.stopReason === "error") {
-				chat.setAttribute("error.type", "_OTHER");
-				chat.setStatus({ code: SpanStatusCode.ERROR, message: typeof message.errorMessage === "string" ? message.errorMessage : undefined });
-			}
-		}
-		chat.end();
-	};
 
 	return {
 		continueTrace(traceparent) {
@@ -120,51 +165,12 @@ export function createTracing(config: TelemetryConfig): Tracing {
 		},
 		observe(runId, event) {
 			const spans = runs.get(runId);
-			if (!spans) return;
-			const message = (event.message ?? null) as Record<string, unknown> | null;
-			switch (event.type) {
-				case "turn_start": {
-					endChat(spans, null);
-					const { provider, id: model } = spans.model;
-					spans.chat = tracer.startSpan(
-						model ? `chat ${model}` : "chat",
-						{ kind: SpanKind.CLIENT, attributes: { "gen_ai.operation.name": "chat", ...(provider ? { "gen_ai.provider.name": provider } : {}), ...(model ? { "gen_ai.request.model": model } : {}) } },
-						spans.context,
-					);
-					break;
-				}
-				case "message_end":
-					if (message?.role === "assistant") endChat(spans, message);
-					break;
-				case "tool_execution_start": {
-					const name = String(event.toolName ?? "tool");
-					const id = String(event.toolCallId ?? name);
-					const attributes: Attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.id": id, "gen_ai.tool.type": "function" };
-					if (config.captureContent) Object.assign(attributes, toolContent("gen_ai.tool.call.arguments", event.args));
-					spans.tools.set(id, tracer.startSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL, attributes }, spans.context));
-					break;
-				}
-				case "tool_execution_end": {
-					const id = String(event.toolCallId ?? event.toolName ?? "tool");
-					const span = spans.tools.get(id);
-					if (!span) break;
-					spans.tools.delete(id);
-					if (config.captureContent) span.setAttributes(toolContent("gen_ai.tool.call.result", event.result));
-					if (event.isError === true) {
-						span.setAttribute("error.type", "tool_error");
-						span.setStatus({ code: SpanStatusCode.ERROR });
-					}
-					span.end();
-					break;
-				}
-				default:
-					break;
-			}
+			if (spans) observeChild(tracer, spans, event, config.captureContent);
 		},
 		endRun(run) {
 			const spans = runs.get(run.id);
 			if (!spans) return;
-			endChat(spans, null);
+			endChat(spans, null, config.captureContent);
 			for (const span of spans.tools.values()) span.end();
 			spans.tools.clear();
 			spans.span.setAttributes(agentEndAttributes(run, config.captureContent));

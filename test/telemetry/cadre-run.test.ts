@@ -4,11 +4,12 @@
  * `--batch` is one `invoke_workflow cadre.batch` span; without an endpoint no module of
  * OpenTelemetry is loaded at all (a module hook in the process lists every one resolved).
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatServer, startChatServer } from "../support/chat-server.ts";
-import { cadre, type RunWorld, runWorld } from "../support/cadre-run.ts";
+import { cadre, runRecords as records, type RunWorld, runWorld } from "../support/cadre-run.ts";
+import { moduleLog } from "../support/module-log.ts";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.ts";
 
 let server: ChatServer;
@@ -26,25 +27,11 @@ const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const SPAN_ID = "00f067aa0ba902b7";
 const TRACEPARENT = `00-${TRACE_ID}-${SPAN_ID}-01`;
 
-/** Every `@opentelemetry` module the process resolves goes to `log` (Node's synchronous module hooks). */
-function moduleLog(world: RunWorld): string {
-	const log = join(world.root, "modules.log");
-	const hook = join(world.root, "module-hook.mjs");
-	writeFileSync(
-		hook,
-		`import { registerHooks } from "node:module";\nimport { appendFileSync } from "node:fs";\nregisterHooks({ resolve(specifier, context, next) { const r = next(specifier, context); if (r.url.includes("@opentelemetry")) appendFileSync(${JSON.stringify(log)}, r.url + "\\n"); return r; } });\n`,
-	);
-	writeFileSync(log, "");
-	world.env.NODE_OPTIONS = `--import ${hook}`;
-	return log;
-}
-
-function records(agentDir: string): Record<string, unknown>[] {
-	const dir = join(agentDir, "cadre", "transcripts");
-	if (!existsSync(dir)) return [];
-	return readdirSync(dir)
-		.filter((name) => name.endsWith(".run.json"))
-		.map((name) => JSON.parse(readFileSync(join(dir, name), "utf8")) as Record<string, unknown>);
+/** Every `@opentelemetry` module the world's `cadre` resolves, logged. */
+function otelModules(world: RunWorld): () => string {
+	const log = moduleLog(world.root, "@opentelemetry");
+	world.env.NODE_OPTIONS = log.nodeOptions;
+	return log.read;
 }
 
 const ofTrace = (traceId: string) => receiver.spans.filter((span) => span.traceId === traceId);
@@ -54,7 +41,7 @@ describe("cadre run telemetry", () => {
 		const world = runWorld("otel-run-", server.baseUrl);
 		world.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
 		world.env.TRACEPARENT = TRACEPARENT;
-		const log = moduleLog(world);
+		const modules = otelModules(world);
 		const run = await cadre(world, ["run", "explore", "where is it?", "--json"]);
 		expect(run.code, run.stderr).toBe(0);
 		const result = JSON.parse(run.stdout) as { traceId: string };
@@ -69,7 +56,7 @@ describe("cadre run telemetry", () => {
 		expect(below.sort()).toEqual(["chat model-a", "chat model-a", "execute_tool ls"]);
 		const chat = spans.find((span) => span.name === "chat model-a" && span.attributes["gen_ai.response.finish_reasons"]?.toString() === "stop");
 		expect(chat?.attributes["gen_ai.usage.input_tokens"]).toEqual(expect.any(Number));
-		expect(readFileSync(log, "utf8")).toContain("@opentelemetry/sdk-trace");
+		expect(modules()).toContain("@opentelemetry/sdk-trace");
 	});
 
 	it("puts a --batch under one invoke_workflow cadre.batch span", async () => {
@@ -95,11 +82,11 @@ describe("cadre run telemetry", () => {
 		delete world.env.OTEL_EXPORTER_OTLP_ENDPOINT;
 		delete world.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
 		world.env.TRACEPARENT = TRACEPARENT;
-		const log = moduleLog(world);
+		const modules = otelModules(world);
 		const run = await cadre(world, ["run", "explore", "where is it?", "--json"]);
 		expect(run.code, run.stderr).toBe(0);
 		expect((JSON.parse(run.stdout) as { traceId: unknown }).traceId).toBeNull();
-		expect(readFileSync(log, "utf8")).toBe("");
+		expect(modules()).toBe("");
 	});
 
 	it("takes telemetry.otlp from a trusted project's settings only", async () => {
@@ -107,11 +94,11 @@ describe("cadre run telemetry", () => {
 		const world = runWorld("otel-untrusted-", server.baseUrl, {
 			files: { "project/.pi/subagents.json": JSON.stringify({ telemetry: { otlp: receiver.endpoint } }), "project/.pi/extensions/x.ts": "export default function () {}\n" },
 		});
-		const log = moduleLog(world);
+		const modules = otelModules(world);
 		const untrusted = await cadre(world, ["run", "explore", "where is it?", "--json"]);
 		expect(untrusted.code, untrusted.stderr).toBe(0);
 		expect((JSON.parse(untrusted.stdout) as { traceId: unknown }).traceId).toBeNull();
-		expect(readFileSync(log, "utf8")).toBe("");
+		expect(modules()).toBe("");
 		const trusted = await cadre(world, ["run", "explore", "where is it?", "--json", "--trust-project"]);
 		expect(trusted.code, trusted.stderr).toBe(0);
 		expect((JSON.parse(trusted.stdout) as { traceId: unknown }).traceId).toMatch(/^[0-9a-f]{32}$/);

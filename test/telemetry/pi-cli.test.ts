@@ -4,10 +4,11 @@
  * resolved); with one, the session's turn and its child are exported before pi exits.
  */
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OtlpReceiver, startOtlpReceiver } from "../support/otlp-receiver.ts";
+import { moduleLog } from "../support/module-log.ts";
 import { piCommand, piWorld } from "../support/pi-cli.ts";
 
 let receiver: OtlpReceiver;
@@ -22,21 +23,15 @@ afterAll(async () => {
 async function piWithModuleLog(env: Record<string, string>): Promise<{ status: number | null; stderr: string; modules: string }> {
 	const world = piWorld("otel-pi-");
 	writeFileSync(join(world.project, "notes.txt"), "hello from the telemetry test");
-	const log = join(world.root, "modules.log");
-	const hook = join(world.root, "module-hook.mjs");
-	writeFileSync(
-		hook,
-		`import { registerHooks } from "node:module";\nimport { appendFileSync } from "node:fs";\nregisterHooks({ resolve(specifier, context, next) { const r = next(specifier, context); if (r.url.includes("@opentelemetry")) appendFileSync(${JSON.stringify(log)}, r.url + "\\n"); return r; } });\n`,
-	);
-	writeFileSync(log, "");
-	const command = piCommand(world, { fixture: "scripted-model.ts", prompt: "read the notes with a sub-agent", env: { ...env, NODE_OPTIONS: `--import ${hook}` } });
+	const modules = moduleLog(world.root, "@opentelemetry");
+	const command = piCommand(world, { fixture: "scripted-model.ts", prompt: "read the notes with a sub-agent", env: { ...env, NODE_OPTIONS: modules.nodeOptions } });
 	for (const key of ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]) if (!(key in env)) delete command.env[key];
 	const child = spawn(command.bin, command.args, { cwd: command.cwd, env: command.env, stdio: ["ignore", "pipe", "pipe"] });
 	let stderr = "";
 	child.stderr?.on("data", (data: Buffer) => (stderr += data.toString("utf8")));
 	child.stdout?.resume();
 	const status = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-	return { status, stderr, modules: readFileSync(log, "utf8") };
+	return { status, stderr, modules: modules.read() };
 }
 
 describe("pi -e . -p telemetry", () => {
