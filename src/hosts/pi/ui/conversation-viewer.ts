@@ -67,12 +67,13 @@ export function conversationLines(messages: readonly ChildMessage[], width: numb
 	return lines;
 }
 
-/** The viewer's first line: the run's state, id, type, description and stats. */
+/** The viewer's first lines: the run's state, id, type, description and stats; its trace id when telemetry traced it (ADR 0145). */
 export function viewerHeader(run: RunRecord, width: number, style: Style): string[] {
 	const view = viewOfRecord(run);
 	return [
 		fit(`${stateIcon(view.state, style)} ${style.bold(view.id)} ${view.type} · ${view.description}`, width),
 		fit(style.fg("dim", `  ${view.state} · ${statsLine(view)}${view.activity ? ` · ${view.activity}` : ""}`), width),
+		...(run.traceId ? [fit(style.fg("dim", `  trace ${run.traceId}`), width)] : []),
 	];
 }
 
