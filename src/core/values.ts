@@ -60,3 +60,13 @@ export function nameRecord<T>(): Record<string, T> {
 export function nameKey(name: string): string {
 	return name.trim().toLowerCase();
 }
+
+/** Whether `value` is an http(s) URL (settings `telemetry.otlp`, the OTLP variables). */
+export function isHttpUrl(value: string): boolean {
+	try {
+		const url = new URL(value.trim());
+		return url.protocol === "http:" || url.protocol === "https:";
+	} catch {
+		return false;
+	}
+}

@@ -6,7 +6,7 @@
  * entries come out as entry layers for the scope merge.
  */
 import type { Diagnostic, DiagnosticCode, Severity } from "../core/diagnostics.ts";
-import { isInherit, nameKey, nameRecord, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
+import { isHttpUrl, isInherit, nameKey, nameRecord, normalizeThinking, THINKING_LEVELS } from "../core/values.ts";
 import { applyBudgetSettings, emptyBudgetSettings } from "./budget-settings.ts";
 import { showValue, validateLayer } from "./keys.ts";
 import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CEILING, readFileUnder, readProblemDiagnostic } from "./read-confined.ts";
@@ -69,6 +69,7 @@ const TOP_KEYS = [
 	"maxFileBytes",
 	"strict",
 	"ui",
+	"telemetry",
 	"contracts",
 	"maxDepth",
 	"budget",
@@ -98,6 +99,7 @@ export function defaultSettings(): Settings {
 		contracts: { repair: true },
 		maxDepth: { value: 2, source: "default" },
 		budget: emptyBudgetSettings(),
+		telemetry: { otlp: null },
 		files: [],
 	};
 }
@@ -395,6 +397,7 @@ const SECTIONS: Record<string, (a: FileApply, field: RawField) => void> = {
 	worktree: applyWorktree,
 	ui: applyUiAndContracts,
 	contracts: applyUiAndContracts,
+	telemetry: (a, field) => applyTelemetry(a.objectOf(field) ?? [], a.source, a.settings, a),
 	budget: (a, field) =>
 		applyBudgetSettings(field, a.settings.budget, {
 			trusted: a.source.trusted,
@@ -433,6 +436,21 @@ const WORKTREE_KEYS = ["baseDir", "allowSharedFallback", "pool", "include", "set
 /** The largest `worktree.pool.size`: each pooled worktree is a full checkout on disk. */
 export const MAX_POOL_SIZE = 8;
 const DEFAULT_SETUP_TIMEOUT_S = 300;
+
+/**
+ * `telemetry.otlp` (ADR 0145): an OTLP/HTTP endpoint cadre sends its traces to. Where a run's
+ * trace goes is where its tool names, models and (with content capture) prompts go, so only user
+ * settings and a trusted project may name one, like `worktree.baseDir` (ADR 0073).
+ */
+function applyTelemetry(entries: RawField[], source: SettingsSource, settings: Settings, h: WorktreeKeyHelpers): void {
+	for (const entry of entries) {
+		if (entry.key !== "otlp") h.bad(entry.val, `telemetry.${entry.key}`, "is not a key (telemetry takes otlp)");
+		else if (entry.val.value === null) settings.telemetry = { otlp: null };
+		else if (typeof entry.val.value !== "string" || !isHttpUrl(entry.val.value)) h.bad(entry.val, "telemetry.otlp", "expects an http(s) URL of an OTLP endpoint, or null");
+		else if (!source.trusted) h.untrusted(entry, "telemetry.otlp");
+		else settings.telemetry = { otlp: entry.val.value.trim() };
+	}
+}
 
 interface WorktreeKeyHelpers {
 	bad(val: RawValue, what: string, expects: string): void;

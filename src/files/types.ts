@@ -237,6 +237,8 @@ export interface Settings {
 	maxDepth: Sourced<number>;
 	/** Settings `budget` (issue 22): per-run default, per-run ceiling, and the session's total. */
 	budget: BudgetSettings;
+	/** `telemetry.otlp`: the OTLP/HTTP endpoint traces go to (user settings or a trusted project only; ADR 0145). */
+	telemetry: { otlp: string | null };
 	/** The settings files that exist, highest first. */
 	files: string[];
 }

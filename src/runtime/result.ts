@@ -58,6 +58,8 @@ export interface RunResult {
 	limitReached: boolean;
 	/** Why the run's record could not be written to disk (it will not outlive this session), or null. */
 	persistError: string | null;
+	/** The W3C trace id of the run's spans when telemetry is on (ADR 0145), else null. */
+	traceId: string | null;
 	model: string | null;
 	thinking: string | null;
 	capabilityMode: string | null;
@@ -152,6 +154,7 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		isolation: run.isolation,
 		limitReached: run.limitReached,
 		persistError: run.persistError,
+		traceId: run.traceId ?? null,
 		model: run.config.model,
 		thinking: (run.trace.reasoningEffort?.applied as string | undefined) ?? run.config.reasoningEffort,
 		capabilityMode: run.config.capabilityMode,

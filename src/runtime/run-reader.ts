@@ -113,6 +113,8 @@ const RecordSchema = Type.Object({
 	isolation: Nullable(Type.Record(Type.String(), Type.Unknown())),
 	limitReached: Type.Boolean(),
 	resumeOf: Text,
+	/** Optional: records written before telemetry (ADR 0145) have none. */
+	traceId: Type.Optional(Nullable(Type.String({ pattern: "^[0-9a-f]{32}$" }))),
 	config: ConfigSchema,
 	trace: Type.Record(Type.String(), TraceEntrySchema),
 	ignored: Type.Array(Type.Object({ key: Type.String(), requested: Type.Unknown(), reason: Type.String() })),

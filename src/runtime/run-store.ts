@@ -59,6 +59,7 @@ export function storedRecord(run: RunRecord, savedAt: number = Date.now()): Stor
 		isolation: run.isolation,
 		limitReached: run.limitReached,
 		resumeOf: run.resumeOf,
+		traceId: run.traceId ?? null,
 		config: run.config as StoredRecord["config"],
 		trace: run.trace as StoredRecord["trace"],
 		ignored: run.ignored,

@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { nodeBinary, REPO_ROOT, runCli, runCliJson, testModels } from "../support/cli.ts";
+import { moduleLog } from "../support/module-log.ts";
 
 interface ListJson {
 	projectDir: string | null;
@@ -167,25 +168,10 @@ describe("model names at check (issue 19)", () => {
 
 describe("start-up stays light", () => {
 	function resolvedModules(args: string[], cwd: string, env: Record<string, string>): string[] {
-		const dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "cadre-hook-"));
-		const hook = join(dir, "record.mjs");
-		const log = join(dir, "resolved.log");
-		writeFileSync(
-			hook,
-			[
-				'import { registerHooks } from "node:module";',
-				'import { appendFileSync } from "node:fs";',
-				"registerHooks({ resolve(specifier, context, next) {",
-				"  const result = next(specifier, context);",
-				'  appendFileSync(process.env.CADRE_RESOLVE_LOG, `${result.url}\\n`);',
-				"  return result;",
-				"} });",
-			].join("\n"),
-		);
-		writeFileSync(log, "");
-		const run = spawnSync(nodeBinary(), ["--import", hook, ...args], { cwd, env: { ...process.env, ...env, CADRE_RESOLVE_LOG: log }, encoding: "utf8" });
+		const log = moduleLog(mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "cadre-hook-")), "");
+		const run = spawnSync(nodeBinary(), ["--import", log.hook, ...args], { cwd, env: { ...process.env, ...env }, encoding: "utf8" });
 		expect([0, 1], run.stderr).toContain(run.status);
-		return readFileSync(log, "utf8").trim().split("\n");
+		return log.read().trim().split("\n");
 	}
 
 	it("the recording hook sees pi's SDK when something imports it (control)", () => {

@@ -4,11 +4,11 @@
  * model in its `settings.json` — so every request goes through pi's own provider code. Replies are
  * routed by the request (the child's `<active_agent>` tag, its step), never by arrival order.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatReply, type ChatRequest, type ChatServer, startChatServer } from "../support/chat-server.ts";
-import { cadre, gitOut, runWorld, startCadre } from "../support/cadre-run.ts";
+import { cadre, gitOut, runRecords as records, runWorld, startCadre } from "../support/cadre-run.ts";
 
 let server: ChatServer;
 beforeAll(async () => {
@@ -17,15 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
 	await server.close();
 });
-
-/** The run records `cadre run` wrote (`<agentDir>/cadre/transcripts/<id>.run.json`). */
-function records(agentDir: string): Record<string, unknown>[] {
-	const dir = join(agentDir, "cadre", "transcripts");
-	if (!existsSync(dir)) return [];
-	return readdirSync(dir)
-		.filter((name) => name.endsWith(".run.json"))
-		.map((name) => JSON.parse(readFileSync(join(dir, name), "utf8")) as Record<string, unknown>);
-}
 
 const writeNotes = (request: ChatRequest): ChatReply =>
 	request.step === 0 ? { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "from the child\n" } }] } : { text: "wrote notes.txt" };

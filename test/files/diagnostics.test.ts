@@ -294,6 +294,26 @@ describe("orphan-role and untrusted-setting", () => {
 		expect(trusted.settings.worktree).toEqual({ baseDir: "wt", allowSharedFallback: true });
 	});
 
+	it("takes telemetry.otlp from user settings and a trusted project only; a value that is not an http(s) URL is an error (ADR 0145)", () => {
+		const files = { "project/.pi/subagents.json": '{"telemetry": {"otlp": "http://collector.example:4318"}}' };
+		const untrusted = layout(files).load();
+		expect(untrusted.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.code} ${d.message}`)).toEqual([
+			".pi/subagents.json:1:16 untrusted-setting telemetry.otlp in project settings is ignored: the project is not trusted",
+		]);
+		expect(untrusted.settings.telemetry).toEqual({ otlp: null });
+		const trusted = layout(files).load({ projectTrusted: true });
+		expect(trusted.diagnostics).toEqual([]);
+		expect(trusted.settings.telemetry).toEqual({ otlp: "http://collector.example:4318" });
+		const user = layout({ "agent/subagents.json": '{"telemetry": {"otlp": "http://127.0.0.1:4318"}}' }).load();
+		expect(user.settings.telemetry).toEqual({ otlp: "http://127.0.0.1:4318" });
+		const bad = layout({ "agent/subagents.json": '{"telemetry": {"otlp": "file:///etc/passwd", "grpc": true}}' }).load();
+		expect(bad.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([
+			'bad-value telemetry.otlp expects an http(s) URL of an OTLP endpoint, or null: "file:///etc/passwd"',
+			"bad-value telemetry.grpc is not a key (telemetry takes otlp): true",
+		]);
+		expect(bad.settings.telemetry).toEqual({ otlp: null });
+	});
+
 	it("reads worktree pool, include, setup and copyUncommitted; include and setup only from trusted files", () => {
 		const worktree = {
 			pool: { size: 3 },

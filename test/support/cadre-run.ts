@@ -5,7 +5,7 @@
  * started as a child process, so a test can talk to the server while the run goes on, and signal it.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { stubModels } from "./chat-server.ts";
 import { CADRE_BIN, nodeBinary, REPO_ROOT } from "./cli.ts";
@@ -104,4 +104,13 @@ export function cadre(world: RunWorld, args: string[], options: { cwd?: string; 
 /** `git <args>` in `cwd`, its stdout (throws on failure). */
 export function gitOut(cwd: string, args: string[]): string {
 	return git(cwd, args);
+}
+
+/** The run records `cadre run` wrote (`<agentDir>/cadre/transcripts/<id>.run.json`). */
+export function runRecords(agentDir: string): Record<string, unknown>[] {
+	const dir = join(agentDir, "cadre", "transcripts");
+	if (!existsSync(dir)) return [];
+	return readdirSync(dir)
+		.filter((name) => name.endsWith(".run.json"))
+		.map((name) => JSON.parse(readFileSync(join(dir, name), "utf8")) as Record<string, unknown>);
 }

@@ -68,6 +68,13 @@ describe("conversation viewer", () => {
 			expect(all).not.toContain("line two");
 		});
 
+		it(`at ${width}: the header names the run's trace when telemetry traced it, and has no trace line otherwise`, () => {
+			const traced = viewerHeader(record({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736" }), width, ansiStyle);
+			expectSafeLines(traced, width);
+			expect(text(traced)).toContain(width >= 80 ? "trace 4bf92f3577b34da6a3ce929d0e0e4736" : "trace 4bf92f");
+			expect(text(viewerHeader(record(), width, ansiStyle))).not.toContain("trace");
+		});
+
 		it(`at ${width}: unfolded, tool results show whole`, () => {
 			const lines = conversationLines(conversation, width, ansiStyle, true);
 			expectSafeLines(lines, width);

@@ -91,7 +91,7 @@ export async function runRun(positionals: string[], opts: RunCommandOptions, io:
 		const items = readBatch(opts.batch, parseRequestFlags(opts), io);
 		const session = await openRunSession(opts, io);
 		try {
-			return await runBatch(items, session, opts, io);
+			return await session.telemetry.workflow("cadre.batch", () => runBatch(items, session, opts, io));
 		} finally {
 			await session.close();
 		}

@@ -6,6 +6,8 @@
 import { resolve as resolvePath } from "node:path";
 import { safeLine, safeText } from "../../core/terminal-text.ts";
 import { wrapLine } from "../../core/wrap.ts";
+import { telemetryConfig } from "../../telemetry/config.ts";
+import { createTelemetry, type Telemetry } from "../../telemetry/telemetry.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
 import { createHeadlessParent, type HeadlessParent } from "../../runtime/pi/headless-parent.ts";
 import { transcriptDir } from "../../runtime/pi/parent-session.ts";
@@ -67,6 +69,8 @@ export function refusalLines(refusal: RunRefusal, width: number | null = null): 
 export interface RunSession {
 	parent: HeadlessParent;
 	spawner: Spawner;
+	/** The invocation's traces (ADR 0145): off unless an OTLP endpoint is set; continues `TRACEPARENT`. */
+	telemetry: Telemetry;
 	progress: ProgressReporter;
 	/** Where this host's run records are (and `--resume` looks): `<agentDir>/cadre/transcripts`. */
 	recordsDir: string;
@@ -133,6 +137,7 @@ export async function openRunSession(opts: RunCommandOptions, io: CliIo): Promis
 	parentNotes(parent, io);
 	const recordsDir = transcriptDir(parent.ctx, agentDir);
 	const progress = createProgress({ io, verbose: opts.verbose === true, events: opts.events === true, runs: () => spawner.registry.own() });
+	const telemetry = createTelemetry();
 	const spawner = createSpawner({
 		pi: parent.pi,
 		ctx: () => parent.ctx,
@@ -149,17 +154,24 @@ export async function openRunSession(opts: RunCommandOptions, io: CliIo): Promis
 			...(flags.activeTools !== undefined ? { activeTools: flags.activeTools } : {}),
 		}),
 		emit: (event, payload) => progress.lifecycle(event, payload),
+		telemetry: telemetry.runs(),
 	});
+	// The settings as loaded for the parent's cwd and trust: `telemetry.otlp` only from the user's or a trusted project's.
+	await telemetry.enable(telemetryConfig(io.env, spawner.loaded()?.settings.telemetry.otlp ?? null));
+	telemetry.continueTrace(io.env.TRACEPARENT);
 	interrupt.onStop(() => void spawner.registry.stopAll());
 	return {
 		parent,
 		spawner,
+		telemetry,
 		progress,
 		recordsDir,
 		interrupted: interrupt.interrupted,
 		async close() {
 			progress.close();
 			interrupt.dispose();
+			// Every run has ended: what is buffered is exported before the process exits.
+			await telemetry.shutdown();
 			await parent.dispose();
 		},
 	};

@@ -92,9 +92,11 @@ async function commandText(args: string, context: SubagentsCommandContext): Prom
 				run.startedAt === null ? "-" : elapsed((run.endedAt ?? now) - run.startedAt),
 				(run.startedAt ?? run.endedAt ?? now) - run.createdAt >= 100 ? `queued ${elapsed((run.startedAt ?? run.endedAt ?? now) - run.createdAt)}` : "",
 				formatUsage(run.usage),
+				// The run's trace when telemetry is on (ADR 0145): find it in the tracing backend.
+				run.traceId ? `trace ${run.traceId}` : "",
 			]);
 			const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
-			const lines = rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join("  "));
+			const lines = rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join("  ").trimEnd());
 			return [...lines, ...skipped].join("\n");
 		}
 		case "stop": {
@@ -108,7 +110,7 @@ async function commandText(args: string, context: SubagentsCommandContext): Prom
 		case "open": {
 			const run = context.registry.get(id);
 			if (!run) return `No sub-agent run with id ${id}.`;
-			return `${run.id} (${run.state}, ${counted(run.turns, "turn")}, ${counted(run.toolUses, "tool use")}): ${run.transcript ?? "no transcript"}`;
+			return `${run.id} (${run.state}, ${counted(run.turns, "turn")}, ${counted(run.toolUses, "tool use")}): ${run.transcript ?? "no transcript"}${run.traceId ? `\ntrace ${run.traceId}` : ""}`;
 		}
 		case "worktrees":
 			return (await worktreesCommand(id || "list", extra, context.cwd)).trimEnd();

@@ -64,6 +64,7 @@ export function registerSessionEvents(host: ExtensionHost, service: CadreService
 		if (!s) return;
 		const going = s.registry.own().filter((run) => run.endedAt === null);
 		await s.registry.stopAll();
+		await host.telemetry.shutdown();
 		if (singleShot(ctx.mode)) for (const line of stoppedAtExit(going, event.reason)) process.stderr.write(line);
 	});
 }

@@ -15,6 +15,8 @@ import { createSpawner, type Spawner, type StartOptions } from "../spawn/spawner
 import { earlierRuns } from "./earlier-runs.ts";
 import { createNotifier, type Notifier } from "./notifications.ts";
 import { SUBAGENT_TOOL, subagentDescription, subagentParameters } from "./tools.ts";
+import { sessionTelemetry } from "./session-telemetry.ts";
+import type { Telemetry } from "../../telemetry/telemetry.ts";
 import type { CadreUi, WidgetMode } from "./ui/index.ts";
 
 const USAGE_ENTRY = "cadre-usage";
@@ -46,6 +48,8 @@ export interface ExtensionHost {
 	notifications: Notifier;
 	/** The TUI's parts, registered after the tools (null until then). */
 	ui: CadreUi | null;
+	/** The session's traces (ADR 0145): off unless an OTLP endpoint is set. */
+	telemetry: Telemetry;
 }
 
 /** A host for `pi` with no session yet; its notifier follows the session's state. */
@@ -64,6 +68,7 @@ export function createExtensionHost(pi: ExtensionAPI): ExtensionHost {
 			maxResultChars: () => host.state?.maxResultChars ?? 20000,
 		}),
 		ui: null,
+		telemetry: sessionTelemetry(pi, { load: (ctx) => safeLoad(host, ctx) }),
 	};
 	return host;
 }
@@ -103,6 +108,7 @@ export function ensure(host: ExtensionHost, ctx: ExtensionContext): SessionState
 	const earlier = earlierRuns(ctx.sessionManager);
 	const spawner = createSpawner({
 		pi,
+		telemetry: host.telemetry.runs(),
 		ctx: () => host.state?.ctx ?? ctx,
 		promptOptions: () => host.state?.promptOptions ?? null,
 		agentDir,

@@ -20,6 +20,7 @@ import { recordWriter } from "../../runtime/run-store.ts";
 import { resultTool } from "../../runtime/structured-result.ts";
 import { chainRoot, createRunRegistry, type ProgressListener, type RunRecord, type RunRegistry, type RunRegistryOptions } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../isolation/worktree-hooks.ts";
+import type { RunTelemetry } from "../../telemetry/telemetry.ts";
 import { SPAWN_TOOLS } from "./tool-names.ts";
 import { type ChildFactory, loadFor, type ParentSnapshot, planSpawn } from "./plan.ts";
 import { parentSnapshot } from "./parent-snapshot.ts";
@@ -50,6 +51,8 @@ export interface SpawnerOptions {
 	onLoaded?(loaded: LoadResult): void;
 	/** Adjusts the parent's facts (the CLI's `--parent-model`, `--parent-thinking`, `--parent-tools`). */
 	facts?(facts: ParentFacts): ParentFacts;
+	/** Traces the runs (src/telemetry/, ADR 0145); none: no spans. */
+	telemetry?: RunTelemetry;
 }
 
 /** How one run starts. */
@@ -118,7 +121,10 @@ function parentRegistry(options: SpawnerOptions, loaded: LoadResult | null, last
 			chainRoot: (id) => chainRoot(id, (run) => registry.get(run)),
 		}),
 		emit: options.emit,
-		onTerminal: options.onTerminal,
+		onTerminal: (run) => {
+			options.telemetry?.ended(run);
+			options.onTerminal?.(run);
+		},
 		onChange: options.onChange,
 	});
 	return registry;
@@ -230,7 +236,7 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	);
 	registry.setMaxConcurrent(loadedNow.settings.maxConcurrent.value);
 	const background = startOptions.background ?? (request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground);
-	return registry.spawn(plan, {
+	return registry.spawn(options.telemetry ? options.telemetry.traced(plan) : plan, {
 		background,
 		signal: background ? undefined : startOptions.signal,
 		onProgress: startOptions.onProgress,

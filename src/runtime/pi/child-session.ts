@@ -126,6 +126,8 @@ export interface ChildHandle {
 	contextUsage(): ChildContext | null;
 	/** The child's conversation so far, as plain data (the conversation viewer). */
 	messages(): ChildMessage[];
+	/** Every raw pi session event, for observers that need more than the translation (telemetry's spans, ADR 0145). */
+	observe?(listener: (event: { type: string; [key: string]: unknown }) => void): () => void;
 	/** Release the session and its extension runtime. */
 	dispose(): void;
 	/**
@@ -213,6 +215,7 @@ function sessionHandle(session: AgentSession, structured: StructuredState | null
 				if (translated) listener(translated);
 			});
 		},
+		observe: (listener) => session.subscribe((event) => listener(event as unknown as { type: string; [key: string]: unknown })),
 		run: (prompt) => session.prompt(prompt),
 		async steer(text) {
 			const queued = session.steer(text);

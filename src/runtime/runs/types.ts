@@ -102,6 +102,8 @@ export interface RunRecord {
 	notified: boolean;
 	/** Why the last write of the run's record failed (it will not outlive the session), or null. */
 	persistError: string | null;
+	/** The W3C trace id of the run's `invoke_agent` span when telemetry is on (src/telemetry/, ADR 0145). */
+	traceId?: string | null;
 }
 
 /** Progress a foreground run streams to its tool call. */

@@ -69,14 +69,18 @@ export function conversationLines(messages: readonly ChildMessage[], width: numb
 	return lines;
 }
 
-/** The viewer's first lines: the run's state, id, type, description, then its stats (a queued run: how long it waited). */
+/** The viewer's first lines: the run's state, id, type, description, then its stats (a queued run: how long it waited); its trace id when telemetry traced it (ADR 0145). */
 export function viewerHeader(run: RunRecord, width: number, style: Style): string[] {
 	const view = viewOfRecord(run);
 	const detail =
 		view.state === "queued"
 			? `queued ${formatDuration(view.queuedMs)} · waiting for a free slot (settings maxConcurrent)`
 			: `${view.state} · ${statsLine(view)}${view.activity && view.activity !== view.state ? ` · ${view.activity}` : ""}`;
-	return [fit(`${stateIcon(view.state, style)} ${style.bold(view.id)} ${view.type} · ${view.description}`, width), fit(style.fg("dim", `  ${detail}`), width)];
+	return [
+		fit(`${stateIcon(view.state, style)} ${style.bold(view.id)} ${view.type} · ${view.description}`, width),
+		fit(style.fg("dim", `  ${detail}`), width),
+		...(run.traceId ? [fit(style.fg("dim", `  trace ${run.traceId}`), width)] : []),
+	];
 }
 
 /** A run that has no messages yet (queued, starting): its task, so the viewer is never empty. */
