@@ -239,6 +239,8 @@ export interface WorktreeSettings {
 	include?: WorktreeInclude[];
 	/** `setup` (trusted files only): a command run in the worktree before the child starts (ADR 0086). */
 	setup?: { command: string; timeoutMs: number };
+	/** `verify` (trusted files only): run by the merge queue on each merged tree before your branch moves (ADR 0115). */
+	verify?: { command: string; timeoutMs: number };
 	/** `copyUncommitted`: the default of the request's `copy_uncommitted` (ADR 0087). */
 	copyUncommitted?: Sourced<boolean>;
 }
