@@ -24,6 +24,7 @@ import { mergeWorkOnto, uncommittedBaseOf, uncommittedBases } from "./uncommitte
 import { lockHolder } from "./worktree-lock.ts";
 import { isPoolPath, type PoolCleanResult, type PooledWorktree, pooledWorktrees, removePooled } from "./worktree-pool.ts";
 import { type RecoveredWorktree, recoverInterrupted } from "./worktree-recovery.ts";
+import { liveUsers, usersReason } from "./worktree-users.ts";
 
 /** A failure to even look at the repository. */
 export interface AdminFailure {
@@ -494,7 +495,7 @@ export async function cleanCadreWorktrees(cwd: string): Promise<CleanResult | Ad
 	const records = await worktreeRecords(root);
 	// an interrupted run's work is committed first; what cannot be committed keeps its worktree
 	const recovered = await recoverInterrupted(repo.facts, records);
-	const pool = await removePooled(root, pooledWorktrees(records), "all");
+	const pool = await removePooled(repo.facts, pooledWorktrees(records), "all");
 	// git never prunes a locked record; a cadre worktree whose directory is gone has nothing left to
 	// protect (its run lost it, or pi ended without unlocking), so unlock it first
 	const vanished = records.filter((r) => r.locked && (r.branch?.startsWith("refs/heads/cadre/") || isPoolPath(r.path)) && !existsSync(join(r.path, ".git")));
@@ -509,6 +510,8 @@ export async function cleanCadreWorktrees(cwd: string): Promise<CleanResult | Ad
 			const path = entry.worktreePath;
 			if (entry.locked) {
 				outcome.kept.push({ id: entry.id, path, reason: lockedReason(entry, path) });
+			} else if (liveUsers(repo.facts.commonDir, path).length > 0) {
+				outcome.kept.push({ id: entry.id, path, reason: usersReason(liveUsers(repo.facts.commonDir, path)) });
 			} else if (entry.uncommitted.length > 0 || entry.ignored.length > 0) {
 				const reasons: string[] = [];
 				if (entry.uncommitted.length > 0) reasons.push(`uncommitted changes: ${entry.uncommitted.join(", ")}`);

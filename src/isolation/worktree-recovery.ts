@@ -103,7 +103,7 @@ export async function recoverInterruptedWorktrees(cwd: string): Promise<Recovere
 	const repo = await repoFacts(cwd);
 	if (!repo.ok) return [];
 	const records = await worktreeRecords(repo.facts.root);
-	const [recovered] = await Promise.all([recoverInterrupted(repo.facts, records), removePooled(repo.facts.root, pooledWorktrees(records), "interrupted")]);
+	const [recovered] = await Promise.all([recoverInterrupted(repo.facts, records), removePooled(repo.facts, pooledWorktrees(records), "interrupted")]);
 	return recovered;
 }
 
