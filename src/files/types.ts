@@ -120,6 +120,14 @@ export interface DefinitionKeys {
 	output_schema: OutputSchemaKey;
 	/** Never written as such: what other tools' deny lists and tool maps were read as (ADR 0072). */
 	tool_rules: ToolRule[];
+	/** A command cadre runs after the child (issue 23); from user files or a trusted project only. */
+	verify: VerifyKey;
+}
+
+/** `verify`: the command and its timeout. */
+export interface VerifyKey {
+	command: string;
+	timeoutMs: number;
 }
 
 export interface RoleKeys {
@@ -129,6 +137,7 @@ export interface RoleKeys {
 	thinking: ThinkingLevel;
 	isolation: IsolationMode;
 	prompt_file: FileRef;
+	verify: VerifyKey;
 }
 
 export interface PersonaKeys {
@@ -139,6 +148,7 @@ export interface PersonaKeys {
 	isolation: IsolationMode;
 	inputs: IoSpec[];
 	outputs: IoSpec[];
+	verify: VerifyKey;
 }
 
 export interface KeysOf {

@@ -19,6 +19,8 @@ export const ORDER = {
 	maxTurns: ["request", "definition", "default"],
 	runInBackground: ["request", "definition", "default"],
 	inheritContext: ["request", "definition", "default"],
+	// issue 23, ADR 0117: never the request (a command the model could choose); from trusted files only.
+	verify: ["role", "persona", "definition", "default"],
 } as const satisfies Record<string, readonly Layer[]>;
 
 /** Config fields in output order; the resolution's own diagnostics follow this order. */
@@ -41,6 +43,7 @@ export const CONFIG_FIELDS = [
 	"maxTurns",
 	"runInBackground",
 	"inheritContext",
+	"verify",
 	"cwd",
 	"standingInstructions",
 	"definition",

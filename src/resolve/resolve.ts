@@ -10,7 +10,7 @@ import { type CapabilityMode, type IsolationMode, nameKey } from "../core/values
 import type { Entry, LoadResult } from "../files/types.ts";
 import { createContext, type ResolutionContext } from "./context.ts";
 import { resolveCwd } from "./cwd.ts";
-import { resolveCapability, resolveCopyUncommitted, resolveIsolation, resolveRunFields } from "./fields.ts";
+import { resolveCapability, resolveCopyUncommitted, resolveIsolation, resolveRunFields, resolveVerify } from "./fields.ts";
 import { resolveInputs, resolveOutputs } from "./inputs.ts";
 import { resolveModel, resolveThinking } from "./model.ts";
 import { resolveResume } from "./resume.ts";
@@ -97,6 +97,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 	const inputs = resolveInputs(ctx, usable, cwd.absolute);
 	const outputs = resolveOutputs(usable);
 	const outputSchema = resolveOutputSchema(ctx);
+	const verify = resolveVerify(ctx, usable);
 
 	const trace = assembleTrace(ctx, persona, rolePrompt, {
 		model,
@@ -109,6 +110,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 		inputs,
 		outputs,
 		outputSchema,
+		verify,
 		...runFields,
 	});
 	return {
@@ -128,7 +130,7 @@ function configOf(trace: Trace): EffectiveConfig {
 
 type PickedFields = Pick<
 	Trace,
-	"model" | "reasoningEffort" | "capabilityMode" | "isolation" | "copyUncommitted" | "tools" | "maxTurns" | "runInBackground" | "inheritContext" | "cwd" | "inputs" | "outputs" | "outputSchema"
+	"model" | "reasoningEffort" | "capabilityMode" | "isolation" | "copyUncommitted" | "tools" | "maxTurns" | "runInBackground" | "inheritContext" | "cwd" | "inputs" | "outputs" | "outputSchema" | "verify"
 >;
 
 /** The full trace: the picked fields plus the derived role, persona and definition fields. */
@@ -161,6 +163,7 @@ function assembleTrace(ctx: ResolutionContext, persona: PersonaOutcome, role: { 
 		maxTurns: picked.maxTurns,
 		runInBackground: picked.runInBackground,
 		inheritContext: picked.inheritContext,
+		verify: picked.verify,
 		cwd: picked.cwd,
 		standingInstructions: derived(definition.body?.value ?? null, "definition", definition.body?.source ?? definition.path),
 		definition: derived({ name: definition.name, source: definition.path }, "definition", definition.path),

@@ -149,6 +149,8 @@ export interface EffectiveConfig {
 	maxTurns: number | null;
 	runInBackground: boolean;
 	inheritContext: boolean;
+	/** The command cadre runs after the child (role > persona > definition; trusted files only), or null; absent in records older than it. */
+	verify?: { command: string; timeoutMs: number } | null;
 	/** Parent-side directory the child starts from, relative to the project dir when inside it. */
 	cwd: string;
 	standingInstructions: string | null;
@@ -179,7 +181,7 @@ export interface TraceEntry {
 	applied?: ThinkingLevel | null;
 }
 
-export type Trace = { [K in keyof EffectiveConfig]: TraceEntry };
+export type Trace = { [K in keyof EffectiveConfig]-?: TraceEntry };
 
 export type RefusalCode =
 	| "unknown-type"

@@ -9,6 +9,7 @@
 import type { Diagnostic } from "../core/diagnostics.ts";
 import type { EffectiveConfig, IgnoredRequestValue, Trace } from "../resolve/types.ts";
 import { type Contract, checkContract, hasContract, repairMessage } from "./contract.ts";
+import { type VerifyOutcome, verifyRun } from "./verify-run.ts";
 import { createLimiter } from "./limiter.ts";
 import { currentOwner, type Owner } from "./owner.ts";
 import type { ChildContext, ChildEvent, ChildHandle, ChildMessage, ChildUsage } from "./pi-sdk.ts";
@@ -97,6 +98,8 @@ export interface RunRecord {
 	text: string | null;
 	/** The outputs and structured result checked at the run's end (ADR 0099); null when it promised none. */
 	contract: Contract | null;
+	/** The run's own `verify`, run by cadre after the child (issue 23, ADR 0117); absent or null without one. */
+	verify?: VerifyOutcome | null;
 	/** The value the child's `submit_result` accepted, or null. */
 	structured: unknown;
 	error: string | null;
@@ -561,7 +564,13 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			try {
 				await child.run(run.prompt);
 				const ended = seen.last?.stopReason;
-				if (!internal.aborted && !internal.stopRequested && ended !== "error" && ended !== "aborted") await keepContract(internal, child);
+				if (!internal.aborted && !internal.stopRequested && ended !== "error" && ended !== "aborted") {
+					await keepContract(internal, child);
+					const verify = run.config.verify;
+					if (verify && !internal.aborted && !internal.stopRequested) {
+						run.verify = await verifyRun({ verify, cwd: internal.cwd, runId: run.id, noRepair: () => noRepair(internal), repairTurn: (m) => child.run(m), activity: (a) => (run.activity = a) });
+					}
+				}
 			} finally {
 				unsubscribe();
 			}
