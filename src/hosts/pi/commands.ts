@@ -56,7 +56,9 @@ async function worktreesCommand(action: string, id: string, context: SubagentsCo
  */
 async function mergeQueue(flag: string, context: SubagentsCommandContext): Promise<string> {
 	const verify = context.explain("general-purpose").loaded?.settings.worktree.verify ?? null;
-	return renderQueue(safeFields(await runMergeQueue({ cwd: context.cwd, dryRun: flag === "--dry-run", verify })));
+	// without settings' verify, a run of this session verifies its own branch's merge with its own verify
+	const verifyFor = (id: string) => context.registry.get(id)?.config.verify ?? null;
+	return renderQueue(safeFields(await runMergeQueue({ cwd: context.cwd, dryRun: flag === "--dry-run", verify, verifyFor })));
 }
 
 function elapsed(ms: number): string {
