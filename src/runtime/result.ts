@@ -9,6 +9,7 @@ import { safeText } from "../core/terminal-text.ts";
 import type { InputCheck } from "../resolve/types.ts";
 import type { Contract } from "./contract.ts";
 import { type VerifyOutcome, verifyResultText } from "./verify-run.ts";
+import { type Receipt, receiptText } from "./receipt.ts";
 import type { RunRecord } from "./runs.ts";
 
 /**
@@ -76,6 +77,8 @@ export interface RunResult {
 	structured: unknown;
 	/** The run's own `verify` as cadre ran it (issue 23): `{ command, exitCode, ok, durationMs, outputTail, repair }`, or null. */
 	verify: VerifyOutcome | null;
+	/** What cadre saw the child do (issue 23): files changed with +/- lines, bash commands with exit codes, tool uses; null for a run that never started. */
+	receipt: Receipt | null;
 	/**
 	 * The resolution's warnings for this spawn (dropped or unavailable tools, clamped thinking,
 	 * ignored request values, …) and what went wrong in the run without ending it (an extension of
@@ -165,6 +168,7 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		contract: run.contract === null ? null : structuredClone(run.contract),
 		structured: run.structured ?? null,
 		verify: run.verify ? structuredClone(run.verify) : null,
+		receipt: run.receipt ? structuredClone(run.receipt) : null,
 		warnings: run.diagnostics.filter(isResolutionDiagnostic).map(formatDiagnostic),
 	};
 }
@@ -229,6 +233,7 @@ export function formatResult(result: RunResult): string {
 	if (result.warnings.length > 0) lines.push("Warnings:", ...result.warnings.map((warning) => `- ${warning}`));
 	if (result.contract) lines.push(contractLine(result.contract));
 	if (result.verify) lines.push(verifyResultText(result.verify));
+	if (result.receipt) lines.push(receiptText(result.receipt));
 	if (result.structured !== null && result.structured !== undefined) lines.push(`Structured result (submit_result): ${JSON.stringify(result.structured)}`);
 	lines.push("", result.text ?? "(no final text)");
 	return safeText(lines.join("\n"));
@@ -247,6 +252,7 @@ export function notificationText(run: RunRecord): string {
 		...(run.persistError ? [`Not persisted: ${run.persistError}.`] : []),
 		...(run.contract ? [contractLine(run.contract)] : []),
 		...(run.verify ? [verifyResultText(run.verify)] : []),
+		...(run.receipt ? [receiptText(run.receipt)] : []),
 		`Preview: ${preview || "(no text)"}`,
 		`Call get_subagent_result with agent_id "${run.id}" for the full result.`,
 	].join("\n"));

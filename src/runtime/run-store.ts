@@ -58,6 +58,7 @@ export function storedRecord(run: RunRecord, savedAt: number = Date.now()): Stor
 		text: run.text === null ? null : capped(run.text, run.transcript),
 		contract: run.contract,
 		verify: (run.verify ?? null) as StoredRecord["verify"],
+		receipt: (run.receipt ?? null) as StoredRecord["receipt"],
 		structured: run.structured,
 		error: run.error,
 		transcript: run.transcript,

@@ -10,6 +10,7 @@ import type { Diagnostic } from "../core/diagnostics.ts";
 import type { EffectiveConfig, IgnoredRequestValue, Trace } from "../resolve/types.ts";
 import { type Contract, checkContract, hasContract, repairMessage } from "./contract.ts";
 import { type VerifyOutcome, verifyRun } from "./verify-run.ts";
+import { createReceiptCollector, type Receipt, type ReceiptCollector } from "./receipt.ts";
 import { createLimiter } from "./limiter.ts";
 import { currentOwner, type Owner } from "./owner.ts";
 import type { ChildContext, ChildEvent, ChildHandle, ChildMessage, ChildUsage } from "./pi-sdk.ts";
@@ -100,6 +101,8 @@ export interface RunRecord {
 	contract: Contract | null;
 	/** The run's own `verify`, run by cadre after the child (issue 23, ADR 0117); absent or null without one. */
 	verify?: VerifyOutcome | null;
+	/** What cadre saw the child do (issue 23, ADR 0118): files, bash commands, tool uses; absent or null before the end. */
+	receipt?: Receipt | null;
 	/** The value the child's `submit_result` accepted, or null. */
 	structured: unknown;
 	error: string | null;
@@ -200,6 +203,7 @@ export interface RunRegistry {
 interface Internal {
 	record: RunRecord;
 	child: ChildHandle | null;
+	receipt?: ReceiptCollector;
 	stopRequested: boolean;
 	aborted: boolean;
 	buffered: string[];
@@ -259,6 +263,8 @@ export type RunEventPayload = {
 	tools: string[];
 	/** The persona contract's outcome once the run ended (null before, or without a contract). */
 	contract: Contract | null;
+	/** The receipt once the run ended (issue 23); null before. */
+	receipt: Receipt | null;
 	turns: number;
 	toolUses: number;
 	usage: ChildUsage;
@@ -283,6 +289,7 @@ export function eventPayload(run: RunRecord): RunEventPayload {
 		persona: run.config.persona,
 		tools: [...run.config.tools],
 		contract: run.contract === null ? null : structuredClone(run.contract),
+		receipt: run.receipt ? structuredClone(run.receipt) : null,
 		turns: run.turns,
 		toolUses: run.toolUses,
 		usage: { ...run.usage },
@@ -432,6 +439,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		} catch (cause) {
 			run.isolation = { ...(run.isolation ?? {}), error: cause instanceof Error ? cause.message : String(cause) };
 		}
+		if (internal.receipt) run.receipt = await internal.receipt.finish(run.isolation).catch(() => null);
 		await internal.writing;
 		// A stop that arrived while isolation was wrapping up still wins (the run was not terminal).
 		run.state = internal.stopRequested ? "stopped" : final;
@@ -507,6 +515,8 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		try {
 			const child = await internal.plan.createChild(run, internal.cwd, internal.resumeFile);
 			internal.child = child;
+			internal.receipt = createReceiptCollector(internal.cwd, run.isolation?.isolation === "worktree");
+			child.subscribe((event) => internal.receipt?.onEvent(event));
 			run.transcript = child.transcript;
 			save(internal);
 			if (internal.stopRequested || internal.aborted) {

@@ -5,7 +5,8 @@
  * `verify.ok: true`; a child that never fixes it ends `completed` with `verify.ok: false`, loudly in
  * the notification; an untrusted project's `verify` is not run, and a diagnostic says why.
  */
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { NotificationDetails } from "../../src/hosts/pi/notifications.ts";
@@ -33,10 +34,20 @@ function parentScript(request: Record<string, unknown>, child: (turn: Turn) => R
 
 describe("verify", () => {
 	it("a child that finished without done.txt gets the repair turn with the output, creates it, and ends with verify.ok true", async () => {
+		const cwd = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "proj-"));
+		for (const args of [["init", "-q"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"]]) execFileSync("git", args, { cwd });
+		const bash = (command: string) => fauxAssistantMessage([fauxToolCall("bash", { command })], { stopReason: "toolUse" });
+		const lastTool = (turn: Turn) => (turn.last?.role === "toolResult" ? (turn.last as { toolName: string }).toolName : null);
 		parent = await createParent({
+			cwd,
 			agentFiles: { "agents/checker.md": CHECKER },
 			persisted: true,
-			script: parentScript({}, (turn) => (turn.lastText.includes(REPAIR) ? createDone() : fauxAssistantMessage(turn.last?.role === "toolResult" ? "created it" : "all done"))),
+			script: parentScript({}, (turn) => {
+				if (turn.lastText.includes(REPAIR)) return createDone();
+				if (lastTool(turn) === "write") return bash("cat done.txt");
+				if (lastTool(turn) === "bash") return fauxAssistantMessage(turn.lastText.includes("done") ? "created it" : "all done");
+				return bash("ls missing-file");
+			}),
 		});
 		await parent.session.prompt("go");
 		const [result] = toolResults(parent.session, "subagent");
@@ -54,6 +65,23 @@ describe("verify", () => {
 		expect(result?.text).toContain("Verify: passed");
 		const stored = loadRun(join(dirname(details.transcript ?? ""), `${details.id}.run.json`));
 		expect(stored.ok && stored.run.verify?.ok).toBe(true);
+		// the receipt: what cadre saw, not what the child said
+		expect(details.receipt).toMatchObject({
+			filesFrom: "tool-calls-and-git-status",
+			files: [{ path: "done.txt", added: 1, removed: 0 }],
+			commandCount: 2,
+			failedCommands: 1,
+			toolUses: { bash: 2, write: 1 },
+		});
+		expect(details.receipt?.commands.map((c) => [c.command, c.exitCode])).toEqual([
+			["ls missing-file", 2],
+			["cat done.txt", 0],
+		]);
+		expect(details.receipt?.commands.every((c) => typeof c.durationMs === "number")).toBe(true);
+		expect(result?.text).toContain("Receipt (observed by cadre): files changed (tool-calls-and-git-status): done.txt +1/-0.");
+		expect(result?.text).toContain("Commands: 2 run, 1 failed; last: `ls missing-file` → exit 2");
+		expect(stored.ok && stored.run.receipt?.files).toEqual([{ path: "done.txt", added: 1, removed: 0 }]);
+		expect(parent.events.find((e) => e.name === "cadre:completed")?.payload.receipt).toMatchObject({ commandCount: 2 });
 	});
 
 	it("a child that never fixes it ends completed with verify.ok false, loudly in the notification", async () => {
@@ -79,7 +107,7 @@ describe("verify", () => {
 	});
 
 	it("an untrusted project's verify is not run, and a diagnostic says why", async () => {
-		const { mkdtempSync, mkdirSync, writeFileSync } = await import("node:fs");
+		const { mkdirSync, writeFileSync } = await import("node:fs");
 		const cwd = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "proj-"));
 		mkdirSync(join(cwd, ".pi", "agents"), { recursive: true });
 		writeFileSync(join(cwd, ".pi", "agents", "checker.md"), CHECKER.replace("test -f done.txt ||", "touch ran.txt; test -f done.txt ||"));
