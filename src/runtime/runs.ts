@@ -516,7 +516,6 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			const child = await internal.plan.createChild(run, internal.cwd, internal.resumeFile);
 			internal.child = child;
 			internal.receipt = createReceiptCollector(internal.cwd, run.isolation?.isolation === "worktree");
-			child.subscribe((event) => internal.receipt?.onEvent(event));
 			run.transcript = child.transcript;
 			save(internal);
 			if (internal.stopRequested || internal.aborted) {
@@ -535,6 +534,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 			const seen: { last: { stopReason: string; errorMessage: string | null } | null } = { last: null };
 			const unsubscribe = child.subscribe((event) => {
 				run.lastEventAt = Date.now();
+				internal.receipt?.onEvent(event);
 				switch (event.type) {
 					case "turn_start":
 						run.activity = "thinking";
