@@ -35,6 +35,10 @@ describe("a failed verify in the TUI", () => {
 		expect(text).toContain("✗ npm test · exit 1 · 1.2s");
 		expect(text).toContain("repair turn sent; verify still fails");
 		expect(text).toContain("1 failed");
+		const withReceipt = result({ receipt: { filesFrom: "worktree-diff", files: [{ path: "done.txt", added: 1, removed: 0 }], commands: [{ command: "npm test", exitCode: 0, durationMs: 2100 }], commandCount: 1, failedCommands: 0, toolUses: { bash: 1 } } });
+		const receipt = resultLines(withReceipt, true, 80, ansiStyle);
+		expectSafeLines(receipt, 80);
+		expect(receipt.map(withoutStyles).join("\n")).toMatch(/receipt \(observed by cadre\)[\s\S]*done\.txt \+1\/-0[\s\S]*\$ npm test → exit 0 2\.1s[\s\S]*tool uses: bash 1/);
 		const passed = resultLines(result({ verify: { ...failed, ok: true, exitCode: 0, repair: null } }), false, 160, ansiStyle).map(withoutStyles).join("\n");
 		expect(passed).not.toContain("VERIFY FAILED");
 	});

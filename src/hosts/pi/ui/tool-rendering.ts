@@ -114,6 +114,7 @@ export function resultDetailLines(result: RunResult, width: number, style: Style
 	const [verdict, ...contract] = contractLines(result.contract);
 	if (verdict) section(verdict, contract);
 	section(result.verify ? (result.verify.ok ? "verify passed" : "verify FAILED") : "verify", verifyLines(result.verify));
+	section("receipt (observed by cadre)", receiptLines(result.receipt));
 	section("isolation", isolationLines(result.isolation));
 	if (result.transcript) lines.push(fit(style.fg("muted", `transcript ${shortPath(result.transcript, Math.max(10, width - 11))}`), width));
 	lines.push("", ...wrapped(result.text ?? "(no final text)", width));
@@ -133,6 +134,15 @@ export function verifyLines(verify: RunResult["verify"] | undefined): string[] {
 	if (verify.repair) lines.push(verify.repair.steered ? `repair turn sent; ${verify.repair.worked ? "verify passed after it" : "verify still fails"}` : `no repair turn: ${shown(verify.repair.skipped ?? "")}`);
 	if (!verify.ok && verify.outputTail) lines.push(...verify.outputTail.split("\n").slice(-8).map(shown));
 	return lines;
+}
+
+/** The receipt: each changed file with +/-, the command counts and the last commands with exit codes, tool uses. */
+export function receiptLines(receipt: RunResult["receipt"] | undefined): string[] {
+	if (!receipt) return [];
+	const files = receipt.files.map((f) => `${shown(f.path)}${f.added === null ? "" : ` +${f.added}/-${f.removed}`}`);
+	const commands = receipt.commands.map((c) => `$ ${shown(c.command)} → ${c.exitCode === null ? "killed" : `exit ${c.exitCode}`}${c.durationMs === null ? "" : ` ${(c.durationMs / 1000).toFixed(1)}s`}`);
+	const tools = Object.entries(receipt.toolUses).map(([name, n]) => `${shown(name)} ${n}`).join(", ");
+	return [...files, `${receipt.commandCount} commands, ${receipt.failedCommands} failed`, ...commands, `tool uses: ${tools || "none"}`];
 }
 
 /** A finished `subagent` or fetched result: the summary line, and the detail when expanded. */
