@@ -21,7 +21,7 @@ const PI_SDK = /^@earendil-works\/(pi-coding-agent|pi-ai|pi-agent-core)(\/|$)/;
  * TODO(isolation circle): worktree-admin ↔ worktree-recovery ↔ worktree-report is being fixed by
  * the engineer editing src/isolation/worktree-admin.ts; remove this entry when that merges.
  */
-const KNOWN_CIRCLES: readonly string[] = ["src/isolation/worktree-admin.ts src/isolation/worktree-recovery.ts src/isolation/worktree-report.ts"];
+const KNOWN_CIRCLES: readonly string[] = [];
 
 function sources(dir: string): string[] {
 	return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>

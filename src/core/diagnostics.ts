@@ -24,6 +24,8 @@ export type DiagnosticCode =
 	| "reserved-name"
 	| "orphan-setting"
 	| "untrusted-setting"
+	// a spawn's verify from an untrusted project, not run (issue 23)
+	| "verify-untrusted"
 	| "foreign-key"
 	| "restriction-unread"
 	| "unknown-tool"

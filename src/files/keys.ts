@@ -268,6 +268,20 @@ const OUTPUT_SCHEMA_FILE: Checker = (raw, ctx, diagnostics) => {
 	return checked.ok === true ? { ok: true, value: { file: checked.value as FileRef } } : checked;
 };
 
+/** `verify: "npm test"` or `{ command, timeoutSeconds }` (300 s default; issue 23): a command cadre runs after the child. */
+const VERIFY: Checker = (raw) => {
+	const value = raw.value;
+	const record = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+	const command = record ? record.command : value;
+	const seconds = record?.timeoutSeconds ?? 300;
+	const stray = record ? Object.keys(record).find((key) => key !== "command" && key !== "timeoutSeconds") : undefined;
+	if (typeof command !== "string" || command.trim() === "" || stray !== undefined) {
+		return { ok: false, message: 'expects a command ("npm test") or { command: …, timeoutSeconds: 300 }' };
+	}
+	if (typeof seconds !== "number" || !(seconds > 0) || seconds > 3600) return { ok: false, message: "timeoutSeconds expects a number of seconds between 1 and 3600" };
+	return { ok: true, value: { command: command.trim(), timeoutMs: Math.round(seconds * 1000) } };
+};
+
 interface KeySpec {
 	canonical: string;
 	check: Checker;
@@ -304,13 +318,14 @@ export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
 			output_schema: OUTPUT_SCHEMA,
 			subagents: SUBAGENTS,
 			budget: BUDGET,
+			verify: VERIFY,
 		},
 		THINKING_SYNONYMS,
 		// Two spellings of one key: the schema inline or in a file (both in one file repeat the key).
 		{ output_schema_file: { canonical: "output_schema", check: OUTPUT_SCHEMA_FILE } },
 	),
 	role: table(
-		{ description: TEXT, capability: CAPABILITY, model: MODEL, thinking: THINKING, isolation: ISOLATION, prompt_file: fileChecker(), subagents: SUBAGENTS, budget: BUDGET },
+		{ description: TEXT, capability: CAPABILITY, model: MODEL, thinking: THINKING, isolation: ISOLATION, prompt_file: fileChecker(), subagents: SUBAGENTS, budget: BUDGET, verify: VERIFY },
 		{ ...THINKING_SYNONYMS, default_capability_mode: "capability", default_isolation: "isolation" },
 	),
 	persona: table(
@@ -322,6 +337,7 @@ export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
 			isolation: ISOLATION,
 			inputs: ioList(false),
 			outputs: ioList(true),
+			verify: VERIFY,
 		},
 		{ ...THINKING_SYNONYMS, default_isolation: "isolation" },
 	),

@@ -10,6 +10,7 @@ import { nameKey } from "../core/values.ts";
 import { bundledDefinitions } from "./builtins.ts";
 import { displayPath, findProjectDir, KIND_DIRS, type KindFile, listKindFiles } from "./discovery.ts";
 import { validateLayer } from "./keys.ts";
+import { gateVerify } from "./verify-gate.ts";
 import { mergeLayers, SCOPE_ORDER } from "./merge.ts";
 import { confine, type ReadRule, readFileUnder, readProblemDiagnostic, realRootOf } from "./read-confined.ts";
 import { type FrontmatterParse, parseFrontmatter, parseTomlFields, type Pos, type RawParse } from "./raw.ts";
@@ -74,6 +75,7 @@ export function loadAll(options: LoadOptions): LoadResult {
 		for (const scope of scopes) layersByKind[kind].push(...loadScopeFiles(kind, { ...scope, toolKinds }, show, diagnostics, skipped));
 	}
 
+	for (const kind of KINDS) gateVerify(layersByKind[kind], options.projectTrusted, diagnostics);
 	const definitions = mergeKind(layersByKind.definition as EntryLayer<"definition">[]);
 	const roles = mergeKind(layersByKind.role as EntryLayer<"role">[]);
 	const personas = mergeKind(layersByKind.persona as EntryLayer<"persona">[]);

@@ -431,7 +431,7 @@ function applyFile(
 /** The deepest `maxDepth`: every level is a live session. */
 export const MAX_DEPTH = 8;
 
-const WORKTREE_KEYS = ["baseDir", "allowSharedFallback", "pool", "include", "setup", "copyUncommitted"];
+const WORKTREE_KEYS = ["baseDir", "allowSharedFallback", "pool", "include", "setup", "verify", "copyUncommitted"];
 
 /** The largest `worktree.pool.size`: each pooled worktree is a full checkout on disk. */
 export const MAX_POOL_SIZE = 8;
@@ -489,6 +489,14 @@ function applyWorktreeKey(entry: RawField, source: SettingsSource, worktree: Set
 			else worktree.setup = setup;
 			return true;
 		}
+		case "verify": {
+			// run by the merge queue on each merged tree (ADR 0115): a command, so trusted files only
+			const verify = setupCommand(entry, h, "worktree.verify", "npm test");
+			if (verify === null) return true;
+			if (!source.trusted) h.untrusted(entry, "worktree.verify");
+			else worktree.verify = verify;
+			return true;
+		}
 		case "copyUncommitted":
 			if (typeof value === "boolean") worktree.copyUncommitted = { value, source: h.src(entry.keyPos) };
 			else h.bad(entry.val, "worktree.copyUncommitted", "expects true or false");
@@ -527,17 +535,17 @@ function includeEntries(entry: RawField, h: WorktreeKeyHelpers): WorktreeInclude
 	return include;
 }
 
-function setupCommand(entry: RawField, h: WorktreeKeyHelpers): { command: string; timeoutMs: number } | null {
+function setupCommand(entry: RawField, h: WorktreeKeyHelpers, key = "worktree.setup", example = "npm run codegen"): { command: string; timeoutMs: number } | null {
 	const fields = entry.val.fields;
 	const command = fields ? fields.find((f) => f.key === "command")?.val.value : entry.val.value;
 	const timeout = fields?.find((f) => f.key === "timeoutSeconds")?.val.value ?? DEFAULT_SETUP_TIMEOUT_S;
 	const stray = fields?.find((f) => f.key !== "command" && f.key !== "timeoutSeconds");
 	if (typeof command !== "string" || command.trim() === "" || stray) {
-		h.bad(entry.val, "worktree.setup", 'expects a command ("npm run codegen") or { "command": …, "timeoutSeconds": 300 }');
+		h.bad(entry.val, key, `expects a command ("${example}") or { "command": …, "timeoutSeconds": 300 }`);
 		return null;
 	}
 	if (typeof timeout !== "number" || !(timeout > 0) || timeout > 3600) {
-		h.bad(entry.val, "worktree.setup.timeoutSeconds", "expects a number of seconds between 1 and 3600");
+		h.bad(entry.val, `${key}.timeoutSeconds`, "expects a number of seconds between 1 and 3600");
 		return null;
 	}
 	return { command: command.trim(), timeoutMs: Math.round(timeout * 1000) };

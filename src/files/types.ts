@@ -125,6 +125,14 @@ export interface DefinitionKeys {
 	subagents: "*" | string[];
 	/** The child's budget, only the dimensions written (issue 22). */
 	budget: BudgetValue;
+	/** A command cadre runs after the child (issue 23); from user files or a trusted project only. */
+	verify: VerifyKey;
+}
+
+/** `verify`: the command and its timeout. */
+export interface VerifyKey {
+	command: string;
+	timeoutMs: number;
 }
 
 export interface RoleKeys {
@@ -136,6 +144,7 @@ export interface RoleKeys {
 	prompt_file: FileRef;
 	subagents: "*" | string[];
 	budget: BudgetValue;
+	verify: VerifyKey;
 }
 
 export interface PersonaKeys {
@@ -146,6 +155,7 @@ export interface PersonaKeys {
 	isolation: IsolationMode;
 	inputs: IoSpec[];
 	outputs: IoSpec[];
+	verify: VerifyKey;
 }
 
 export interface KeysOf {
@@ -263,6 +273,8 @@ export interface WorktreeSettings {
 	include?: WorktreeInclude[];
 	/** `setup` (trusted files only): a command run in the worktree before the child starts (ADR 0086). */
 	setup?: { command: string; timeoutMs: number };
+	/** `verify` (trusted files only): run by the merge queue on each merged tree before your branch moves (ADR 0115). */
+	verify?: { command: string; timeoutMs: number };
 	/** `copyUncommitted`: the default of the request's `copy_uncommitted` (ADR 0087). */
 	copyUncommitted?: Sourced<boolean>;
 }

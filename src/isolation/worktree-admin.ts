@@ -8,6 +8,7 @@ import { existsSync, rmdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { checkEscape, type Fingerprint, FINGERPRINT_STATUS_ARGS, parseStatus, takeFingerprint } from "./escape-check.ts";
+import { clobberedIgnored, operationInProgress, splitPaths } from "./apply-guards.ts";
 import { firstLine, readHead, readRef, type RepoFacts, repoFacts, runGit } from "./git.ts";
 import type { Owner } from "../runtime/owner.ts";
 import {
@@ -23,6 +24,7 @@ import { mergeWorkOnto, uncommittedBaseOf, uncommittedBases } from "./uncommitte
 import { lockHolder } from "./worktree-lock.ts";
 import { isPoolPath, type PoolCleanResult, type PooledWorktree, pooledWorktrees, removePooled } from "./worktree-pool.ts";
 import { type RecoveredWorktree, recoverInterrupted } from "./worktree-recovery.ts";
+import { liveUsers, usersReason } from "./worktree-users.ts";
 
 /** A failure to even look at the repository. */
 export interface AdminFailure {
@@ -84,7 +86,8 @@ export interface WorktreeListing {
 	pool: PooledWorktree[];
 }
 
-async function openRepo(cwd: string): Promise<{ ok: true; facts: RepoFacts } | AdminFailure> {
+/** The repository containing `cwd`, or why there is none (with what to do). */
+export async function openRepo(cwd: string): Promise<{ ok: true; facts: RepoFacts } | AdminFailure> {
 	const repo = await repoFacts(cwd);
 	if (repo.ok) return repo;
 	return {
@@ -244,24 +247,6 @@ function result(outcome: ApplyResult["outcome"], message: string, extra: Partial
 	};
 }
 
-function split(output: string, separator = "\0"): string[] {
-	return output.split(separator).filter((line) => line !== "");
-}
-
-/** Git operations in progress in a git directory (a merge, rebase, cherry-pick, …), by marker file. */
-function operationInProgress(gitDir: string): string | null {
-	for (const [marker, name] of [
-		["MERGE_HEAD", "a merge"],
-		["CHERRY_PICK_HEAD", "a cherry-pick"],
-		["REVERT_HEAD", "a revert"],
-		["rebase-merge", "a rebase"],
-		["rebase-apply", "a rebase or am"],
-	] as const) {
-		if (existsSync(join(gitDir, marker))) return name;
-	}
-	return null;
-}
-
 /**
  * Merges `cadre/<id>` into the parent's current branch (fast-forward when possible). Never leaves a
  * half-applied state: it refuses up front when uncommitted parent changes could be lost, checks for
@@ -331,7 +316,7 @@ export async function applyCadreWorktree(options: ApplyOptions): Promise<ApplyRe
 			hint: `Commit them or unstage them (git restore --staged <path>), then run \`cadre worktrees apply ${options.id}\` again.`,
 		});
 	}
-	const touched = new Set(split(changedOnBranch.stdout));
+	const touched = new Set(splitPaths(changedOnBranch.stdout));
 	const overlap = Object.keys(before.entries).filter((path) => touched.has(path));
 	if (overlap.length > 0) {
 		return result(
@@ -345,11 +330,7 @@ export async function applyCadreWorktree(options: ApplyOptions): Promise<ApplyRe
 	}
 	// git overwrites ignored files silently; a branch that adds a file the parent keeps ignored (an
 	// `.env` the child un-ignored) would replace the parent's own copy.
-	const ignored = await runGit(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"], { cwd: root });
-	const ignoredPaths = split(ignored.stdout);
-	const clobbered = [...touched].filter((path) =>
-		ignoredPaths.some((entry) => entry === path || (entry.endsWith("/") && path.startsWith(entry))),
-	);
+	const clobbered = await clobberedIgnored(root, touched);
 	if (clobbered.length > 0) {
 		return result(
 			"refused",
@@ -380,7 +361,7 @@ async function mergeBranch(t: ApplyTarget, preflight: boolean): Promise<ApplyRes
 	const root = t.facts.root;
 	if (preflight) {
 		const check = await runGit(["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", t.head, t.tip], { cwd: root });
-		if (check.code === 1) return conflict(t.branch, t.current, [...new Set(split(check.stdout).slice(1))], t.id);
+		if (check.code === 1) return conflict(t.branch, t.current, [...new Set(splitPaths(check.stdout).slice(1))], t.id);
 		// code 0: a clean merge; anything else (an old git): let the merge itself find out
 	}
 	const env = await commitIdentityEnv(root);
@@ -452,7 +433,7 @@ async function restoreAfterFailedMerge(
 	let conflicts: string[] = [];
 	if (existsSync(join(gitDir, "MERGE_HEAD"))) {
 		const unmerged = await runGit(["diff", "--name-only", "-z", "--diff-filter=U"], { cwd: root });
-		conflicts = split(unmerged.stdout);
+		conflicts = splitPaths(unmerged.stdout);
 		await runGit(["merge", "--abort"], { cwd: root });
 	}
 	const after = await takeFingerprint(root, { content: true });
@@ -514,7 +495,7 @@ export async function cleanCadreWorktrees(cwd: string): Promise<CleanResult | Ad
 	const records = await worktreeRecords(root);
 	// an interrupted run's work is committed first; what cannot be committed keeps its worktree
 	const recovered = await recoverInterrupted(repo.facts, records);
-	const pool = await removePooled(root, pooledWorktrees(records), "all");
+	const pool = await removePooled(repo.facts, pooledWorktrees(records), "all");
 	// git never prunes a locked record; a cadre worktree whose directory is gone has nothing left to
 	// protect (its run lost it, or pi ended without unlocking), so unlock it first
 	const vanished = records.filter((r) => r.locked && (r.branch?.startsWith("refs/heads/cadre/") || isPoolPath(r.path)) && !existsSync(join(r.path, ".git")));
@@ -529,6 +510,8 @@ export async function cleanCadreWorktrees(cwd: string): Promise<CleanResult | Ad
 			const path = entry.worktreePath;
 			if (entry.locked) {
 				outcome.kept.push({ id: entry.id, path, reason: lockedReason(entry, path) });
+			} else if (liveUsers(repo.facts.commonDir, path).length > 0) {
+				outcome.kept.push({ id: entry.id, path, reason: usersReason(liveUsers(repo.facts.commonDir, path)) });
 			} else if (entry.uncommitted.length > 0 || entry.ignored.length > 0) {
 				const reasons: string[] = [];
 				if (entry.uncommitted.length > 0) reasons.push(`uncommitted changes: ${entry.uncommitted.join(", ")}`);

@@ -12,6 +12,7 @@ import { firstLine, readHead, readRef, runGit } from "./git.ts";
 import { commitIdentityEnv, type DiffStat, diffStat, plural, removeIfEmpty, type WorktreeHandle } from "./worktree.ts";
 import { worktreeAdminDir } from "./worktree-lock.ts";
 import { countInUse, notReusable, returnToPool } from "./worktree-pool.ts";
+import { liveUsers, usersReason } from "./worktree-users.ts";
 import { readSetupState, type SetupState, setupChanges } from "./worktree-setup.ts";
 
 /** What the run reports when it ends; the commit message names type and description. */
@@ -191,6 +192,9 @@ export async function finishWorktree(handle: FinishTarget, info: FinishInfo): Pr
 			report.diffStat = await diffStat(wt, handle.base, tip);
 		}
 		report.keptBecause = keepReasons(report);
+		// another run (of any process) still works inside it: never removed or pooled under it (ADR 0116)
+		const users = report.keptBecause === null ? liveUsers(handle.commonDir, wt) : [];
+		if (users.length > 0) report.keptBecause = usersReason(users);
 		if (report.keptBecause === null) await release(handle, setup, report);
 	} catch (error) {
 		report.error = (error as Error).message;

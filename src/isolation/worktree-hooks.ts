@@ -9,6 +9,7 @@ import { checkEscape, takeFingerprint } from "./escape-check.ts";
 import type { IsolationHooks, IsolationReport, RunRecord, TerminalState } from "../runtime/runs.ts";
 import { createWorktree, type IsolationOutcome, reopenWorktree, type WorktreeFailure, type WorktreeHandle } from "./worktree.ts";
 import { finishWorktree } from "./worktree-finish.ts";
+import { registerUse } from "./worktree-users.ts";
 
 /** Thrown by `prepare` to refuse a spawn whose worktree cannot be created (fail closed). */
 export class WorktreeRefusedError extends Error {
@@ -42,10 +43,16 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 	/** Run id → the run id its worktree is named after (a resume keeps the first run's worktree). */
 	const lineage = new Map<string, string>();
 	const startedAt = new Map<string, number>();
+	/** Run id → the release of its use record (ADR 0116): every run, isolated or not. */
+	const uses = new Map<string, () => void>();
+	const use = async (run: RunRecord, cwd: string) => uses.set(run.id, await registerUse(run.id, [cwd, options.parentCwd]));
 
 	return {
 		async prepare(run: RunRecord) {
-			if (run.config.isolation !== "worktree") return { cwd: null, report: null };
+			if (run.config.isolation !== "worktree") {
+				await use(run, options.childCwd(run));
+				return { cwd: null, report: null };
+			}
 			const worktreeId = run.resumeOf ? (lineage.get(run.resumeOf) ?? options.chainRoot?.(run.resumeOf) ?? run.resumeOf) : run.id;
 			const previous = run.resumeOf ? handles.get(run.resumeOf) : undefined;
 			const create = {
@@ -62,6 +69,7 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 				: await createWorktree(create);
 			if (outcome.kind === "refused") throw new WorktreeRefusedError(outcome.failure);
 			if (outcome.kind === "shared-fallback") {
+				await use(run, outcome.cwd);
 				return {
 					cwd: outcome.cwd,
 					report: { isolation: "shared-fallback", cause: outcome.cause, summary: outcome.notice },
@@ -69,6 +77,7 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 			}
 			handles.set(run.id, outcome.handle);
 			lineage.set(run.id, worktreeId);
+			await use(run, outcome.handle.cwd);
 			return {
 				cwd: outcome.handle.cwd,
 				report: {
@@ -86,6 +95,9 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 		},
 
 		async finish(run: RunRecord, state: TerminalState): Promise<IsolationReport | null> {
+			// this run no longer works anywhere: its own record must not keep its worktree
+			uses.get(run.id)?.();
+			uses.delete(run.id);
 			const handle = handles.get(run.id);
 			if (!handle) return run.isolation;
 			const report = await finishWorktree(handle, { type: run.type, description: run.description, status: state });

@@ -24,6 +24,7 @@ import { parseStatus } from "./escape-check.ts";
 import { firstLine, type GitResult, type RepoFacts, readGitFile, runGit } from "./git.ts";
 import { lockHolder, ownerLockReason, takeOverLock, worktreeAdminDir } from "./worktree-lock.ts";
 import { type SetupState, writeSetupState } from "./worktree-setup.ts";
+import { liveUsers, usersReason } from "./worktree-users.ts";
 import { copyIncludeInBackground, type IncludeRecord } from "./worktree-include.ts";
 
 /** The pool's folder inside a repository's worktree folder (not a valid run id, so never a run's worktree). */
@@ -369,12 +370,18 @@ export interface PoolCleanResult {
  * and the interrupted ones at session start). Each is taken first, as a hand-out would, so a spawn
  * racing with the clean gets it or does not; one with changes nobody made through cadre is kept.
  */
-export async function removePooled(root: string, pooled: PooledWorktree[], which: "all" | "interrupted"): Promise<PoolCleanResult> {
+export async function removePooled(repo: Pick<RepoFacts, "root" | "commonDir">, pooled: PooledWorktree[], which: "all" | "interrupted"): Promise<PoolCleanResult> {
+	const root = repo.root;
 	const result: PoolCleanResult = { removed: [], kept: [] };
 	await Promise.all(
 		pooled.map(async (slot) => {
 			if (slot.state === "busy" || (which === "interrupted" && slot.state !== "interrupted")) {
 				if (slot.state === "busy") result.kept.push({ path: slot.path, reason: "a pi session is filling, handing out or returning it" });
+				return;
+			}
+			const users = liveUsers(repo.commonDir, slot.path);
+			if (users.length > 0) {
+				result.kept.push({ path: slot.path, reason: usersReason(users) });
 				return;
 			}
 			const taken = slot.state === "idle" ? lockSlot(slot.path) : await takeOverLock(slot.path, root);

@@ -14,7 +14,6 @@ import { branchBases, type DiffStat, type WorktreeRecord, worktreeRecords } from
 import { finishWorktree } from "./worktree-finish.ts";
 import { lockHolder, takeOverLock } from "./worktree-lock.ts";
 import { pooledWorktrees, removePooled } from "./worktree-pool.ts";
-import { renderRecovery } from "./worktree-report.ts";
 
 /** What recovering one interrupted worktree did. */
 export interface RecoveredWorktree {
@@ -104,8 +103,34 @@ export async function recoverInterruptedWorktrees(cwd: string): Promise<Recovere
 	const repo = await repoFacts(cwd);
 	if (!repo.ok) return [];
 	const records = await worktreeRecords(repo.facts.root);
-	const [recovered] = await Promise.all([recoverInterrupted(repo.facts, records), removePooled(repo.facts.root, pooledWorktrees(records), "interrupted")]);
+	const [recovered] = await Promise.all([recoverInterrupted(repo.facts, records), removePooled(repo.facts, pooledWorktrees(records), "interrupted")]);
 	return recovered;
+}
+
+export function ownerWords(owner: { pid: number; host: string } | null): string {
+	return owner ? `its parent process (pid ${owner.pid} on ${owner.host}) is gone` : "its parent process is gone";
+}
+
+/** What recovering one interrupted worktree did, in one clause. */
+export function recoveredWords(r: RecoveredWorktree): string {
+	const stat = r.diffStat ? ` (${r.diffStat.summary})` : "";
+	const parts = [
+		r.commit && r.branch
+			? `${r.committed ? "committed its work to" : "its work is on"} ${r.branch} at ${r.commit.slice(0, 10)}${stat}`
+			: "it left no work",
+		r.removed ? "worktree removed" : `worktree kept${r.keptBecause ? ` because ${r.keptBecause}` : ""}`,
+	];
+	if (r.error) parts.push(`problem: ${r.error}`);
+	return parts.join("; ");
+}
+
+/** The session-start report of recovered worktrees. */
+export function renderRecovery(recovered: RecoveredWorktree[]): string {
+	const runs = recovered.length === 1 ? "1 interrupted sub-agent run" : `${recovered.length} interrupted sub-agent runs`;
+	const lines = [`cadre: recovered ${runs} whose parent process ended while ${recovered.length === 1 ? "it" : "they"} ran:`];
+	for (const r of recovered) lines.push(`  ${r.id}: ${recoveredWords(r)}`);
+	lines.push("Review with `cadre worktrees list`, apply with `cadre worktrees apply ID`.");
+	return `${lines.join("\n")}\n`;
 }
 
 /** Where the session-start report goes: pi's UI (`ctx.ui`), or stderr when there is none (print and JSON modes). */

@@ -1,12 +1,14 @@
 /**
  * The human rendering of cadre's worktree administration (spec 05 "Applying back"): the listing,
- * the outcome of an apply, and what a clean removed or kept. Pure text over the results of
+ * the outcome of an apply and of the merge queue, and what a clean removed or kept. Pure text over the results of
  * `worktree-admin.ts`, shared by `cadre worktrees` and pi's `/subagents worktrees`.
  */
 import { dirname } from "node:path";
 import type { ApplyResult, CadreWorktreeEntry, CleanResult, WorktreeListing } from "./worktree-admin.ts";
 import type { PooledWorktree } from "./worktree-pool.ts";
-import type { RecoveredWorktree } from "./worktree-recovery.ts";
+import { verifyLine } from "../runtime/verify.ts";
+import type { MergeQueueResult, QueueStep } from "./merge-queue.ts";
+import { ownerWords, recoveredWords } from "./worktree-recovery.ts";
 
 function describeState(entry: CadreWorktreeEntry): string {
 	if (!entry.locked) return stateWord(entry);
@@ -90,32 +92,6 @@ export function renderApply(applied: ApplyResult): string {
 	return `${lines.join("\n")}\n`;
 }
 
-function ownerWords(owner: { pid: number; host: string } | null): string {
-	return owner ? `its parent process (pid ${owner.pid} on ${owner.host}) is gone` : "its parent process is gone";
-}
-
-/** What recovering one interrupted worktree did, in one clause. */
-function recoveredWords(r: RecoveredWorktree): string {
-	const stat = r.diffStat ? ` (${r.diffStat.summary})` : "";
-	const parts = [
-		r.commit && r.branch
-			? `${r.committed ? "committed its work to" : "its work is on"} ${r.branch} at ${r.commit.slice(0, 10)}${stat}`
-			: "it left no work",
-		r.removed ? "worktree removed" : `worktree kept${r.keptBecause ? ` because ${r.keptBecause}` : ""}`,
-	];
-	if (r.error) parts.push(`problem: ${r.error}`);
-	return parts.join("; ");
-}
-
-/** The session-start report of recovered worktrees. */
-export function renderRecovery(recovered: RecoveredWorktree[]): string {
-	const runs = recovered.length === 1 ? "1 interrupted sub-agent run" : `${recovered.length} interrupted sub-agent runs`;
-	const lines = [`cadre: recovered ${runs} whose parent process ended while ${recovered.length === 1 ? "it" : "they"} ran:`];
-	for (const r of recovered) lines.push(`  ${r.id}: ${recoveredWords(r)}`);
-	lines.push("Review with `cadre worktrees list`, apply with `cadre worktrees apply ID`.");
-	return `${lines.join("\n")}\n`;
-}
-
 export function renderClean(cleaned: CleanResult): string {
 	const lines: string[] = [];
 	for (const r of cleaned.recovered) lines.push(`recovered  ${r.id}  ${r.worktreePath}  (interrupted run: ${recoveredWords(r)})`);
@@ -126,5 +102,27 @@ export function renderClean(cleaned: CleanResult): string {
 	for (const path of cleaned.pool?.removed ?? []) lines.push(`removed  pool  ${path}  (pooled, idle)`);
 	for (const k of cleaned.pool?.kept ?? []) lines.push(`kept     pool  ${k.path}  (${k.reason})`);
 	if (lines.length === 0) lines.push("Nothing to clean.");
+	return `${lines.join("\n")}\n`;
+}
+
+function queueStepLine(s: QueueStep): string {
+	const verify = s.verify ? `; ${verifyLine(s.verify)}` : "";
+	if (s.outcome === "applied") return `applied  ${s.branch}  ${s.fastForward ? "fast-forward" : "merged"} to ${s.commit?.slice(0, 10)}${s.diffStat ? ` (${s.diffStat.summary})` : ""}${verify}`;
+	if (s.outcome === "already-applied") return `already  ${s.branch}  (already contained)`;
+	return `STOPPED  ${s.branch}  ${s.outcome}: ${s.message}${verify}`;
+}
+
+/** The merge queue's report: the order, each step, the verify output of a failing step, what was left out. */
+export function renderQueue(q: MergeQueueResult): string {
+	const lines: string[] = [];
+	if (q.outcome === "dry-run") {
+		q.queue.forEach((b, i) => lines.push(`${i + 1}. ${b.branch}  finished ${b.finishedAt}  ${b.subject ?? ""}  verify: ${b.verify ? `\`${b.verify.command}\` (${b.verify.source})` : "none"}`.trimEnd()));
+	}
+	for (const s of q.steps) lines.push(queueStepLine(s));
+	const failed = q.steps.find((s) => s.outcome === "verify-failed");
+	if (failed?.verify) lines.push("", `verify output (end):`, ...failed.verify.outputTail.split("\n").map((l) => `  ${l}`));
+	for (const s of q.skipped) lines.push(`skipped  cadre/${s.id}  (${s.reason})`);
+	lines.push(q.message);
+	if (q.hint) lines.push(q.hint);
 	return `${lines.join("\n")}\n`;
 }

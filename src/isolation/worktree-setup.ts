@@ -10,10 +10,10 @@
  * (`cadre-setup.json`), so finishing (and recovery after a crash, and the next run of a pooled
  * worktree) can tell the setup's files from what the child wrote.
  */
-import { spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { WorktreeSettings } from "../files/types.ts";
+import { runShell } from "../runtime/shell-command.ts";
 import { listPaths, parseStatus, watchedStates } from "./escape-check.ts";
 import { changedStates, walkStates } from "./file-tree.ts";
 import { readGitFile, runGit } from "./git.ts";
@@ -182,52 +182,21 @@ export function setupChanges(worktreePath: string, state: SetupState | null, ign
 }
 
 /** Runs the setup command through the shell in the worktree, killed (with what it started) at the timeout. */
-function runSetupCommand(
+async function runSetupCommand(
 	setup: NonNullable<WorktreeSettings["setup"]>,
 	cwd: string,
 	options: SetUpOptions,
 ): Promise<{ ok: true; ms: number; output: string } | { ok: false; message: string; output: string }> {
-	const started = performance.now();
-	return new Promise((resolve) => {
-		let output = "";
-		const keep = (chunk: Buffer) => {
-			output = (output + chunk.toString("utf8")).slice(-OUTPUT_LIMIT);
-		};
-		const child = spawn("/bin/sh", ["-c", setup.command], {
-			cwd,
-			detached: true,
-			stdio: ["ignore", "pipe", "pipe"],
-			env: { ...process.env, CADRE_WORKTREE: cwd, CADRE_PARENT_ROOT: options.parentRoot, CADRE_RUN_ID: options.runId },
-		});
-		child.stdout.on("data", keep);
-		child.stderr.on("data", keep);
-		let timedOut = false;
-		const timer = setTimeout(() => {
-			timedOut = true;
-			killGroup(child.pid);
-		}, setup.timeoutMs);
-		const fail = (why: string) =>
-			resolve({ ok: false, message: `worktree.setup \`${setup.command}\` ${why}; the spawn is refused and its worktree removed.`, output: output.trimEnd() });
-		child.on("error", (error) => {
-			clearTimeout(timer);
-			fail(`could not start (${error.message})`);
-		});
-		child.on("close", (code, signal) => {
-			clearTimeout(timer);
-			// whatever the command left running in the background goes with it
-			killGroup(child.pid);
-			if (timedOut) fail(`did not finish within ${Math.round(setup.timeoutMs / 1000)} s`);
-			else if (code !== 0) fail(signal ? `was killed by ${signal}` : `failed with exit code ${code}`);
-			else resolve({ ok: true, ms: performance.now() - started, output: output.trimEnd() });
-		});
+	const ran = await runShell(setup.command, {
+		cwd,
+		timeoutMs: setup.timeoutMs,
+		outputLimit: OUTPUT_LIMIT,
+		env: { CADRE_WORKTREE: cwd, CADRE_PARENT_ROOT: options.parentRoot, CADRE_RUN_ID: options.runId },
 	});
-}
-
-function killGroup(pid: number | undefined): void {
-	if (pid === undefined) return;
-	try {
-		process.kill(-pid, "SIGKILL");
-	} catch {
-		// already gone
-	}
+	const fail = (why: string) =>
+		({ ok: false, message: `worktree.setup \`${setup.command}\` ${why}; the spawn is refused and its worktree removed.`, output: ran.output }) as const;
+	if (ran.startError !== null) return fail(`could not start (${ran.startError})`);
+	if (ran.timedOut) return fail(`did not finish within ${Math.round(setup.timeoutMs / 1000)} s`);
+	if (ran.exitCode !== 0) return fail(ran.signal ? `was killed by ${ran.signal}` : `failed with exit code ${ran.exitCode}`);
+	return { ok: true, ms: ran.durationMs, output: ran.output };
 }

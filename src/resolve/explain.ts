@@ -177,6 +177,14 @@ function table(rows: string[][], tty: boolean, width: number | null = null): str
 	return fitTable(rows, width, tty ? bold : undefined).join("\n");
 }
 
+/** What a spawn's verify does, and what its receipt will and will not prove (issue 23). */
+function verifyNote(verify: { command: string; timeoutMs: number }): string {
+	return (
+		`verify: cadre runs \`${verify.command}\` in the child's cwd after it completes (timeout ${Math.round(verify.timeoutMs / 1000)} s; one repair turn when it fails). ` +
+		"Every result also carries a receipt — the files, commands (exit codes) and tool uses cadre observed: proof that they happened, not that the work is right."
+	);
+}
+
 /**
  * The human form: header, the field table, then diagnostics of the files involved. `tty` adds
  * styles; the caller hands in `safeFields(output)` when the text goes to a terminal (ADR 0075).
@@ -202,6 +210,7 @@ export function renderExplain(output: ExplainJson, tty = false, width: number | 
 		lines.push(...inputLines(output.config.inputs ?? [], width));
 		const budget = output.trace.budget?.dimensions;
 		if (budget) lines.push(...budgetLines(budget, (entry) => [from(entry), capText(entry), beaten(entry.candidates)], (rows) => table(rows, false, width)));
+		if (output.config.verify) lines.push("", verifyNote(output.config.verify));
 	}
 	const files = involvedFiles(output);
 	const shown = output.diagnostics.filter((d) => d.file === null || files.has(d.file));

@@ -8,7 +8,7 @@ import { CAPABILITY_MODES, ISOLATION_MODES, normalizeCapability, normalizeIsolat
 import type { Entry, Sourced } from "../files/types.ts";
 import type { ResolutionContext } from "./context.ts";
 import { ORDER } from "./order.ts";
-import { loadedSlot, NOT_NAMED, pickIn, present, show, type Slot } from "./slots.ts";
+import { loadedSlot, NOT_NAMED, pickIn, positionOf, present, show, type Slot } from "./slots.ts";
 import type { Layer, TraceEntry } from "./types.ts";
 
 /**
@@ -105,4 +105,25 @@ export function resolveRunFields(ctx: ResolutionContext): { maxTurns: TraceEntry
 			default: { layer: "default", state: "named", value: false, source: "default" },
 		}),
 	};
+}
+
+/** `verify` (issue 23): role > persona > definition > none. The request cannot name one. */
+export function resolveVerify(ctx: ResolutionContext, persona: Entry<"persona"> | null): TraceEntry {
+	const { role, definition } = ctx;
+	const slots = {
+		role: loadedSlot("role", role?.keys.verify, role?.invalid.verify),
+		persona: loadedSlot("persona", persona?.keys.verify, persona?.invalid.verify),
+		definition: loadedSlot("definition", definition.keys.verify, definition.invalid.verify),
+	};
+	for (const slot of Object.values(slots)) {
+		if (slot.state !== "invalid" || (slot.value as { untrusted?: boolean } | null)?.untrusted !== true) continue;
+		ctx.diagnostics.add("verify", {
+			severity: "warning",
+			...positionOf(slot.source),
+			code: "verify-untrusted",
+			message: `the ${slot.layer}'s verify is not run: it comes from a project pi does not trust, and verify runs a command`,
+			hint: "trust the project in pi (cadre: --trust-project), or put the verify in a user-scope file",
+		});
+	}
+	return pickIn(ORDER.verify, { ...slots, default: { layer: "default", state: "named", value: null, source: "default" } });
 }

@@ -23,6 +23,8 @@ export const ORDER = {
 	subagents: ["role", "definition", "default"],
 	// Issue 22: per dimension; settings budget.ceiling and the spawning run then cap the winner.
 	budget: ["request", "role", "definition", "default"],
+	// issue 23, ADR 0117: never the request (a command the model could choose); from trusted files only.
+	verify: ["role", "persona", "definition", "default"],
 } as const satisfies Record<string, readonly Layer[]>;
 
 /** Config fields in output order; the resolution's own diagnostics follow this order. */
@@ -45,6 +47,7 @@ export const CONFIG_FIELDS = [
 	"maxTurns",
 	"runInBackground",
 	"inheritContext",
+	"verify",
 	"cwd",
 	"standingInstructions",
 	"definition",

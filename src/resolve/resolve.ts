@@ -14,7 +14,7 @@ import { capCapability, capIsolation, capTools, checkNesting, depthOf, resolveDe
 import { enabledTypes, isEnabled } from "./enabled.ts";
 import { createContext, type ResolutionContext } from "./context.ts";
 import { resolveCwd } from "./cwd.ts";
-import { resolveCapability, resolveCopyUncommitted, resolveIsolation, resolveRunFields } from "./fields.ts";
+import { resolveCapability, resolveCopyUncommitted, resolveIsolation, resolveRunFields, resolveVerify } from "./fields.ts";
 import { resolveInputs, resolveOutputs } from "./inputs.ts";
 import { resolveModel, resolveThinking } from "./model.ts";
 import { resolveResume } from "./resume.ts";
@@ -109,6 +109,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 	const inputs = resolveInputs(ctx, usable, cwd.absolute);
 	const outputs = resolveOutputs(usable);
 	const outputSchema = resolveOutputSchema(ctx);
+	const verify = resolveVerify(ctx, usable);
 
 	const trace = assembleTrace(ctx, persona, rolePrompt, {
 		model,
@@ -124,6 +125,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 		depth: spawner ? derived(depthOf(spawner), "parent", `parent ${spawner.type}`) : derived(1, "default", "default"),
 		delegation,
 		budget,
+		verify,
 		...runFields,
 	});
 	return {
@@ -159,6 +161,7 @@ type PickedFields = Pick<
 	| "depth"
 	| "delegation"
 	| "budget"
+	| "verify"
 >;
 
 /** The full trace: the picked fields plus the derived role, persona and definition fields. */
@@ -191,6 +194,7 @@ function assembleTrace(ctx: ResolutionContext, persona: PersonaOutcome, role: { 
 		maxTurns: picked.maxTurns,
 		runInBackground: picked.runInBackground,
 		inheritContext: picked.inheritContext,
+		verify: picked.verify,
 		cwd: picked.cwd,
 		standingInstructions: derived(definition.body?.value ?? null, "definition", definition.body?.source ?? definition.path),
 		definition: derived({ name: definition.name, source: definition.path }, "definition", definition.path),

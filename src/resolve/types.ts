@@ -187,6 +187,8 @@ export interface EffectiveConfig {
 	maxTurns: number | null;
 	runInBackground: boolean;
 	inheritContext: boolean;
+	/** The command cadre runs after the child (role > persona > definition; trusted files only), or null; absent in records older than it. */
+	verify?: { command: string; timeoutMs: number } | null;
 	/** Parent-side directory the child starts from, relative to the project dir when inside it. */
 	cwd: string;
 	standingInstructions: string | null;
@@ -237,7 +239,7 @@ export interface TraceEntry {
 	dimensions?: Record<BudgetDimension, TraceEntry>;
 }
 
-export type Trace = { [K in keyof EffectiveConfig]: TraceEntry };
+export type Trace = { [K in keyof EffectiveConfig]-?: TraceEntry };
 
 export type RefusalCode =
 	| "unknown-type"

@@ -8,6 +8,8 @@ import { type DiagnosticCode, formatDiagnostic } from "../core/diagnostics.ts";
 import { safeText } from "../core/terminal-text.ts";
 import type { InputCheck } from "../resolve/types.ts";
 import type { Contract } from "./contract.ts";
+import { type VerifyOutcome, verifyResultText } from "./verify-run.ts";
+import { type Receipt, receiptText } from "./receipt.ts";
 import type { RunRecord } from "./runs.ts";
 
 /**
@@ -24,6 +26,7 @@ const RESOLUTION_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
 	"input-unknown",
 	"extension-error",
 	"steer-undelivered",
+	"verify-untrusted",
 ]);
 
 /** Whether a diagnostic is the resolution's own for this spawn (a result warning), not a file's. */
@@ -74,6 +77,10 @@ export interface RunResult {
 	contract: Contract | null;
 	/** The value the child's `submit_result` accepted (its `output_schema`), or null. */
 	structured: unknown;
+	/** The run's own `verify` as cadre ran it (issue 23): `{ command, exitCode, ok, durationMs, outputTail, repair }`, or null. */
+	verify: VerifyOutcome | null;
+	/** What cadre saw the child do (issue 23): files changed with +/- lines, bash commands with exit codes, tool uses; null for a run that never started. */
+	receipt: Receipt | null;
 	/**
 	 * The resolution's warnings for this spawn (dropped or unavailable tools, clamped thinking,
 	 * ignored request values, …) and what went wrong in the run without ending it (an extension of
@@ -163,6 +170,8 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		requestedVsUsed: requestedVsUsed(run),
 		contract: run.contract === null ? null : structuredClone(run.contract),
 		structured: run.structured ?? null,
+		verify: run.verify ? structuredClone(run.verify) : null,
+		receipt: run.receipt ? structuredClone(run.receipt) : null,
 		warnings: run.diagnostics.filter(isResolutionDiagnostic).map(formatDiagnostic),
 	};
 }
@@ -226,6 +235,8 @@ export function formatResult(result: RunResult): string {
 	if (differing.length === 0 && result.requestedVsUsed.length === 0) lines.push("Requested vs used: nothing requested beyond the prompt.");
 	if (result.warnings.length > 0) lines.push("Warnings:", ...result.warnings.map((warning) => `- ${warning}`));
 	if (result.contract) lines.push(contractLine(result.contract));
+	if (result.verify) lines.push(verifyResultText(result.verify));
+	if (result.receipt) lines.push(receiptText(result.receipt));
 	if (result.structured !== null && result.structured !== undefined) lines.push(`Structured result (submit_result): ${JSON.stringify(result.structured)}`);
 	lines.push("", result.text ?? "(no final text)");
 	return safeText(lines.join("\n"));
@@ -239,10 +250,12 @@ export function notificationText(run: RunRecord): string {
 	const text = run.text ?? run.error ?? "";
 	const preview = text.length > 500 ? `${text.slice(0, 499)}…` : text;
 	return safeText([
-		`Background sub-agent ${run.id} (${run.type}: ${run.description}) ${run.state}.`,
+		`Background sub-agent ${run.id} (${run.type}: ${run.description}) ${run.state}${run.verify && !run.verify.ok ? " — VERIFY FAILED" : ""}.`,
 		`Usage: ${formatUsage(run.usage)}. Transcript: ${run.transcript ?? "not persisted"}.`,
 		...(run.persistError ? [`Not persisted: ${run.persistError}.`] : []),
 		...(run.contract ? [contractLine(run.contract)] : []),
+		...(run.verify ? [verifyResultText(run.verify)] : []),
+		...(run.receipt ? [receiptText(run.receipt)] : []),
 		`Preview: ${preview || "(no text)"}`,
 		`Call get_subagent_result with agent_id "${run.id}" for the full result.`,
 	].join("\n"));

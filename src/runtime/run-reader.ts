@@ -108,6 +108,9 @@ const RecordSchema = Type.Object({
 	/** Optional: records written before contracts existed have none. */
 	contract: Type.Optional(Nullable(ContractSchema)),
 	structured: Type.Optional(Type.Unknown()),
+	/** Optional: records written before verify existed have none (issue 23). */
+	verify: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+	receipt: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
 	error: Text,
 	transcript: Text,
 	isolation: Nullable(Type.Record(Type.String(), Type.Unknown())),
@@ -155,6 +158,8 @@ function runFrom(stored: StoredRecord, owner: NonNullable<ReturnType<typeof pars
 		config: { ...config, inputs: config.inputs ?? [], outputs: config.outputs ?? [], outputSchema: config.outputSchema ?? null },
 		contract: (stored.contract ?? null) as RunRecord["contract"],
 		structured: stored.structured ?? null,
+		verify: (stored.verify ?? null) as RunRecord["verify"],
+		receipt: (stored.receipt ?? null) as RunRecord["receipt"],
 		trace: stored.trace as RunRecord["trace"],
 		diagnostics: stored.diagnostics as Diagnostic[],
 		owner,

@@ -53,6 +53,8 @@ export function storedRecord(run: RunRecord, savedAt: number = Date.now()): Stor
 		usage: { ...run.usage },
 		text: run.text === null ? null : capped(run.text, run.transcript),
 		contract: run.contract,
+		verify: (run.verify ?? null) as StoredRecord["verify"],
+		receipt: (run.receipt ?? null) as StoredRecord["receipt"],
 		structured: run.structured,
 		error: run.error,
 		transcript: run.transcript,

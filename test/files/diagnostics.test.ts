@@ -342,6 +342,20 @@ describe("orphan-role and untrusted-setting", () => {
 		expect(user.settings.worktree).toMatchObject({ setup: { command: "make gen", timeoutMs: 300_000 }, pool: { size: 0 } });
 	});
 
+	it("reads worktree.verify (the merge queue's check) only from trusted files", () => {
+		const files = { "project/.pi/subagents.json": JSON.stringify({ worktree: { verify: { command: "npm test", timeoutSeconds: 60 } } }) };
+		const untrusted = layout(files).load();
+		expect(untrusted.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([
+			"untrusted-setting worktree.verify in project settings is ignored: the project is not trusted",
+		]);
+		expect(untrusted.settings.worktree.verify).toBeUndefined();
+		expect(layout(files).load({ projectTrusted: true }).settings.worktree.verify).toEqual({ command: "npm test", timeoutMs: 60_000 });
+		const user = layout({ "agent/subagents.json": '{"worktree": {"verify": "make check"}}' }).load();
+		expect(user.settings.worktree.verify).toEqual({ command: "make check", timeoutMs: 300_000 });
+		const bad = layout({ "agent/subagents.json": '{"worktree": {"verify": 3}}' }).load();
+		expect(bad.diagnostics.map((d) => d.message).join("\n")).toContain("worktree.verify");
+	});
+
 	it("refuses worktree include paths that leave the repository and pool sizes out of range", () => {
 		const r = layout({
 			"agent/subagents.json": '{"worktree": {"include": ["../secrets", "/etc", ".git/config", "ok"], "pool": {"size": 99}, "setup": ""}}',

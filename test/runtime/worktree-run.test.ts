@@ -60,6 +60,9 @@ describe("isolation: worktree in a run", () => {
 		expect(childCwd).not.toBe(repo);
 		const files = execFileSync("git", ["show", "--name-only", "--format=", details.isolation?.branch ?? "HEAD"], { cwd: repo, encoding: "utf8" });
 		expect(files).toContain("b.txt");
+		// an isolated run's receipt is its worktree's diff (issue 23)
+		const receipt = (details as unknown as { receipt: { filesFrom: string; files: unknown[]; toolUses: Record<string, number> } }).receipt;
+		expect(receipt).toMatchObject({ filesFrom: "worktree-diff", files: [{ path: "b.txt", added: 1, removed: 0 }], toolUses: { write: 1 } });
 	});
 
 	it("takes settings worktree.baseDir as the files say at the spawn (written after the parent started)", async () => {

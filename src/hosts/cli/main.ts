@@ -122,11 +122,14 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 	common(worktrees.command("list").description("worktrees and branches cadre created")).action(async (opts: CommonOptions) => {
 		code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("list", null, opts, io);
 	});
-	common(worktrees.command("apply").argument("<id>").description("merge cadre/<id> into the current branch")).action(
-		async (id: string, opts: CommonOptions) => {
-			code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("apply", id, opts, io);
-		},
-	);
+	common(worktrees.command("apply").argument("[id]").description("merge cadre/<id> (or, with --all, every finished branch) into the current branch"))
+		.option("--all", "the merge queue: every finished, unapplied branch in finish order, each verified before your branch moves")
+		.option("--dry-run", "with --all: list what would be merged, in what order")
+		.option("--trust-project", "with --all: honour the project's worktree.verify")
+		.action(async (id: string | undefined, opts: import("./worktrees-command.ts").ApplyCommandOptions) => {
+			const command = await load("worktrees", import("./worktrees-command.ts"));
+			code = opts.all ? await command.runMergeQueueCommand(id ?? null, opts, io) : await command.runWorktrees("apply", id ?? null, opts, io);
+		});
 	common(worktrees.command("clean").description("remove worktrees with nothing left to keep")).action(async (opts: CommonOptions) => {
 		code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("clean", null, opts, io);
 	});

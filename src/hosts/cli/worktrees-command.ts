@@ -1,14 +1,27 @@
 /**
- * `cadre worktrees list | apply ID | clean` (spec 06, 05 "Applying back"): the worktree
+ * `cadre worktrees list | apply ID | apply --all [--dry-run] | clean` (spec 06, 05 "Applying back"): the worktree
  * administration functions of `src/isolation/worktree-admin.ts`, rendered by `worktree-report.ts`. `--json` prints the
  * functions' results as documented in docs/cli-worktrees.md.
  */
 import { resolve } from "node:path";
+import { formatDiagnostic } from "../../core/diagnostics.ts";
 import { safeFields } from "../../core/terminal-text.ts";
 import { type AdminFailure, applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../isolation/worktree-admin.ts";
 import { renderApply, renderClean, renderListing } from "../../isolation/worktree-report.ts";
+import { agentDirFrom } from "../../files/discovery.ts";
+import { loadAll } from "../../files/load.ts";
+import { runMergeQueue } from "../../isolation/merge-queue.ts";
+import { renderQueue } from "../../isolation/worktree-report.ts";
 import { EXIT_FAILED, EXIT_OK, type CliIo, UsageError } from "./io.ts";
+import { cliHome } from "./list-command.ts";
 import type { CommonOptions } from "./options.ts";
+
+/** `cadre worktrees apply`'s options beyond the common ones. */
+export interface ApplyCommandOptions extends CommonOptions {
+	all?: boolean;
+	dryRun?: boolean;
+	trustProject?: boolean;
+}
 
 /** Runs one `cadre worktrees` action and returns the exit code. */
 export async function runWorktrees(
@@ -49,4 +62,22 @@ function printFailure(io: CliIo, failure: AdminFailure): number {
 	const shown = safeFields(failure);
 	io.err(`cadre: ${shown.message}\n  ${shown.hint}\n`);
 	return EXIT_FAILED;
+}
+
+/**
+ * `cadre worktrees apply --all [--dry-run]`: the merge queue (ADR 0115), verified with settings
+ * `worktree.verify` — from user settings, or the project's only with `--trust-project`.
+ */
+export async function runMergeQueueCommand(id: string | null, opts: ApplyCommandOptions, io: CliIo): Promise<number> {
+	if (id !== null) throw new UsageError("worktrees apply takes a run id or --all, not both");
+	const cwd = resolve(io.cwd, opts.cwd ?? ".");
+	const homeDir = cliHome(io);
+	const loaded = loadAll({ cwd, agentDir: agentDirFrom(io.env, homeDir), homeDir, projectTrusted: opts.trustProject === true });
+	for (const d of loaded.diagnostics) {
+		if (d.code === "untrusted-setting" && d.message.includes("worktree.verify")) io.err(`${formatDiagnostic(safeFields(d))} (pass --trust-project to honour it)\n`);
+	}
+	const queued = await runMergeQueue({ cwd, dryRun: opts.dryRun === true, verify: loaded.settings.worktree.verify ?? null });
+	if (opts.json) return printJson(io, queued);
+	io[queued.ok ? "out" : "err"](renderQueue(safeFields(queued)));
+	return queued.ok ? EXIT_OK : EXIT_FAILED;
 }

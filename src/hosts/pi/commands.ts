@@ -1,16 +1,17 @@
 /**
  * The `/subagents` command (spec 04 "Operator control"): list runs (state, type, description,
  * elapsed, tokens), `stop <id>`, `explain <type>` through the resolver, `transcript <id>`, and
- * `worktrees [list] | apply <id> | clean` (spec 05 "Applying back", the same as `cadre worktrees`).
+ * `worktrees [list] | apply <id> | apply --all | apply --dry-run | clean` (spec 05 "Applying back", the same as `cadre worktrees`).
  */
-import { safeLine, safeText } from "../../core/terminal-text.ts";
+import { safeFields, safeLine, safeText } from "../../core/terminal-text.ts";
 import type { LoadResult } from "../../files/types.ts";
 import { explain, renderExplain } from "../../resolve/explain.ts";
 import type { ModelCatalog } from "../../resolve/types.ts";
 import { counted, formatUsage } from "../../runtime/result.ts";
 import type { RunRegistry } from "../../runtime/runs.ts";
 import { applyCadreWorktree, cleanCadreWorktrees, listCadreWorktrees } from "../../isolation/worktree-admin.ts";
-import { renderApply, renderClean, renderListing } from "../../isolation/worktree-report.ts";
+import { runMergeQueue } from "../../isolation/merge-queue.ts";
+import { renderApply, renderClean, renderListing, renderQueue } from "../../isolation/worktree-report.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
 import type { ParentSnapshot } from "../spawn/plan.ts";
 
@@ -31,20 +32,33 @@ export interface SubagentsCommandContext {
 	skippedRecords?: readonly string[];
 }
 
-const USAGE = "Usage: /subagents [list] | stop <id> | explain <type> | transcript <id> | worktrees [list] | worktrees apply <id> | worktrees clean";
+const USAGE = "Usage: /subagents [list] | stop <id> | explain <type> | transcript <id> | worktrees [list] | worktrees apply <id> | worktrees apply --all | worktrees apply --dry-run | worktrees clean";
 
 /** `/subagents worktrees …`: the same listing, apply and clean as `cadre worktrees`. */
-async function worktreesCommand(action: string, id: string, cwd: string): Promise<string> {
+async function worktreesCommand(action: string, id: string, context: SubagentsCommandContext): Promise<string> {
+	const cwd = context.cwd;
 	if (action === "list") {
 		const listing = await listCadreWorktrees(cwd);
 		return listing.ok ? renderListing(listing, false) : `${listing.message}\n${listing.hint}`;
 	}
-	if (action === "apply") return id ? renderApply(await applyCadreWorktree({ cwd, id })) : "Usage: /subagents worktrees apply <id>";
+	if (action === "apply" && (id === "--all" || id === "--dry-run")) return mergeQueue(id, context);
+	if (action === "apply") return id ? renderApply(await applyCadreWorktree({ cwd, id })) : "Usage: /subagents worktrees apply <id> | --all | --dry-run";
 	if (action === "clean") {
 		const cleaned = await cleanCadreWorktrees(cwd);
 		return cleaned.ok ? renderClean(cleaned) : `${cleaned.message}\n${cleaned.hint}`;
 	}
 	return USAGE;
+}
+
+/**
+ * `/subagents worktrees apply --all` (`--dry-run`: only the order): the merge queue (ADR 0115), with
+ * settings `worktree.verify` as the session loads them (a project's only when pi trusts it).
+ */
+async function mergeQueue(flag: string, context: SubagentsCommandContext): Promise<string> {
+	const verify = context.explain("general-purpose").loaded?.settings.worktree.verify ?? null;
+	// without settings' verify, a run of this session verifies its own branch's merge with its own verify
+	const verifyFor = (id: string) => context.registry.get(id)?.config.verify ?? null;
+	return renderQueue(safeFields(await runMergeQueue({ cwd: context.cwd, dryRun: flag === "--dry-run", verify, verifyFor })));
 }
 
 function elapsed(ms: number): string {
@@ -113,7 +127,7 @@ async function commandText(args: string, context: SubagentsCommandContext): Prom
 			return `${run.id} (${run.state}, ${counted(run.turns, "turn")}, ${counted(run.toolUses, "tool use")}): ${run.transcript ?? "no transcript"}${run.traceId ? `\ntrace ${run.traceId}` : ""}`;
 		}
 		case "worktrees":
-			return (await worktreesCommand(id || "list", extra, context.cwd)).trimEnd();
+			return (await worktreesCommand(id || "list", extra, context)).trimEnd();
 		default:
 			return USAGE;
 	}

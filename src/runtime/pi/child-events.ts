@@ -9,8 +9,8 @@ import type { AgentSessionEvent } from "@earendil-works/pi-coding-agent";
 export type ChildEvent =
 	| { type: "turn_start"; turn: number }
 	| { type: "turn_end"; turn: number; toolCalls: number }
-	| { type: "tool_start"; toolName: string; args: unknown }
-	| { type: "tool_end"; toolName: string; isError: boolean }
+	| { type: "tool_start"; toolName: string; args: unknown; toolCallId?: string }
+	| { type: "tool_end"; toolName: string; isError: boolean; toolCallId?: string; durationMs?: number; exitCode?: number | null }
 	| { type: "assistant"; text: string; stopReason: string; errorMessage: string | null };
 
 /** Whether a turn ended with a failed model answer (`stopReason: "error"`): pi retries it or the run fails. */
@@ -30,9 +30,17 @@ export function translate(event: AgentSessionEvent, turn: { n: number }): ChildE
 			return ended;
 		}
 		case "tool_execution_start":
-			return { type: "tool_start", toolName: event.toolName, args: event.args };
+			return { type: "tool_start", toolName: event.toolName, args: event.args, toolCallId: event.toolCallId };
 		case "tool_execution_end":
-			return { type: "tool_end", toolName: event.toolName, isError: event.isError };
+			// the receipt's exit code: bash's structuredContent (issue 23)
+			return {
+				type: "tool_end",
+				toolName: event.toolName,
+				isError: event.isError,
+				toolCallId: event.toolCallId,
+				durationMs: event.durationMs,
+				exitCode: (event.result as { structuredContent?: { exit_code?: number } } | undefined)?.structuredContent?.exit_code ?? null,
+			};
 		case "message_end": {
 			const message = event.message as { role?: string; content?: unknown; stopReason?: string; errorMessage?: string };
 			if (message.role !== "assistant") return null;

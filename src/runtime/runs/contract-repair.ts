@@ -7,7 +7,7 @@ import type { ChildHandle } from "../pi/child-session.ts";
 import type { Internal } from "./state.ts";
 
 /** Why a run whose contract is not kept gets no repair turn, or null when it gets one. */
-function noRepair(internal: Internal): string | null {
+export function noRepair(internal: Internal): string | null {
 	const run = internal.record;
 	if (internal.plan.repairContract === false) return "settings contracts.repair is false";
 	const maxTurns = run.config.maxTurns;

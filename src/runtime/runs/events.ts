@@ -5,6 +5,7 @@
  */
 import type { EffectiveConfig } from "../../resolve/types.ts";
 import type { Contract } from "../contract.ts";
+import type { Receipt } from "../receipt.ts";
 import type { ChildUsage } from "../pi/child-session.ts";
 import type { RegistryState } from "./state.ts";
 import type { RunRecord, RunState } from "./types.ts";
@@ -22,6 +23,8 @@ export type RunEventPayload = {
 	tools: string[];
 	/** The persona contract's outcome once the run ended (null before, or without a contract). */
 	contract: Contract | null;
+	/** The receipt once the run ended (issue 23); null before. */
+	receipt: Receipt | null;
 	turns: number;
 	toolUses: number;
 	usage: ChildUsage;
@@ -46,6 +49,7 @@ export function eventPayload(run: RunRecord): RunEventPayload {
 		persona: run.config.persona,
 		tools: [...run.config.tools],
 		contract: run.contract === null ? null : structuredClone(run.contract),
+		receipt: run.receipt ? structuredClone(run.receipt) : null,
 		turns: run.turns,
 		toolUses: run.toolUses,
 		usage: { ...run.usage },

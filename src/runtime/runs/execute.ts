@@ -5,7 +5,9 @@
  */
 import type { ChildEvent } from "../pi/child-events.ts";
 import type { ChildHandle } from "../pi/child-session.ts";
-import { keepContract } from "./contract-repair.ts";
+import { createReceiptCollector } from "../receipt.ts";
+import { verifyRun } from "../verify-run.ts";
+import { keepContract, noRepair } from "./contract-repair.ts";
 import { changed, eventPayload } from "./events.ts";
 import { finish, undelivered } from "./finish.ts";
 import { save } from "./persistence.ts";
@@ -41,6 +43,7 @@ function onChildEvent(registry: RegistryState, internal: Internal, child: ChildH
 	const run = internal.record;
 	const maxTurns = run.config.maxTurns;
 	run.lastEventAt = Date.now();
+	internal.receipt?.onEvent(event);
 	switch (event.type) {
 		case "turn_start":
 			run.activity = "thinking";
@@ -94,6 +97,7 @@ async function driveChild(registry: RegistryState, internal: Internal): Promise<
 	const run = internal.record;
 	const child = await internal.plan.createChild(run, internal.cwd, internal.resumeFile);
 	internal.child = child;
+	internal.receipt = createReceiptCollector(internal.cwd, run.isolation?.isolation === "worktree");
 	run.transcript = child.transcript;
 	save(registry, internal);
 	if (internal.stopRequested || internal.aborted) {
@@ -114,7 +118,10 @@ async function driveChild(registry: RegistryState, internal: Internal): Promise<
 	try {
 		await child.run(run.prompt);
 		const ended = seen.last?.stopReason;
-		if (!internal.aborted && !internal.stopRequested && ended !== "error" && ended !== "aborted") await keepContract(internal, child);
+		if (!internal.aborted && !internal.stopRequested && ended !== "error" && ended !== "aborted") {
+			await keepContract(internal, child);
+			await verifyChild(internal, child);
+		}
 	} finally {
 		unsubscribe();
 	}
@@ -136,4 +143,12 @@ async function runToEnd(registry: RegistryState, internal: Internal): Promise<vo
 		end = { state: internal.aborted ? "aborted" : "failed", error: cause instanceof Error ? cause.message : String(cause) };
 	}
 	if (end) await finish(registry, internal, end.state, end.error);
+}
+
+/** The run's own `verify` (issue 23, ADR 0117): run by cadre after the child, with one repair turn. */
+async function verifyChild(internal: Internal, child: ChildHandle): Promise<void> {
+	const run = internal.record;
+	const verify = run.config.verify;
+	if (!verify || internal.aborted || internal.stopRequested) return;
+	run.verify = await verifyRun({ verify, cwd: internal.cwd, runId: run.id, noRepair: () => noRepair(internal), repairTurn: (m) => child.run(m), activity: (a) => (run.activity = a) });
 }

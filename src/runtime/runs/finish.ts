@@ -74,6 +74,7 @@ export async function finish(registry: RegistryState, internal: Internal, state:
 	} catch (cause) {
 		run.isolation = { ...(run.isolation ?? {}), error: cause instanceof Error ? cause.message : String(cause) };
 	}
+	if (internal.receipt) run.receipt = await internal.receipt.finish(run.isolation).catch(() => null);
 	await internal.writing;
 	// A stop that arrived while isolation was wrapping up still wins (the run was not terminal).
 	run.state = internal.stopRequested ? "stopped" : final;

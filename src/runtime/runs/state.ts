@@ -5,6 +5,7 @@
  */
 import type { ChildHandle, ChildUsage } from "../pi/child-session.ts";
 import { createLimiter, type Limiter } from "../limiter.ts";
+import type { ReceiptCollector } from "../receipt.ts";
 import type { IsolationHooks, ProgressListener, RecordWriter, RunRecord, RunRegistryOptions, SpawnPlan } from "./types.ts";
 
 
@@ -18,6 +19,8 @@ export const noIsolation: IsolationHooks = {
 export interface Internal {
 	record: RunRecord;
 	child: ChildHandle | null;
+	/** Collects the run's receipt from its child's events (issue 23); set when the child exists. */
+	receipt?: ReceiptCollector;
 	stopRequested: boolean;
 	aborted: boolean;
 	buffered: string[];

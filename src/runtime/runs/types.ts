@@ -7,6 +7,8 @@ import type { Diagnostic } from "../../core/diagnostics.ts";
 import type { EffectiveConfig, IgnoredRequestValue, Trace } from "../../resolve/types.ts";
 import type { Contract } from "../contract.ts";
 import type { Owner } from "../owner.ts";
+import type { Receipt } from "../receipt.ts";
+import type { VerifyOutcome } from "../verify-run.ts";
 import type { ChildEvent } from "../pi/child-events.ts";
 import type { ChildContext, ChildHandle, ChildUsage } from "../pi/child-session.ts";
 import type { ChildMessage } from "../pi/conversation.ts";
@@ -104,6 +106,10 @@ export interface RunRecord {
 	persistError: string | null;
 	/** The W3C trace id of the run's `invoke_agent` span when telemetry is on (src/telemetry/, ADR 0145). */
 	traceId?: string | null;
+	/** The run's own `verify`, run by cadre after the child (issue 23, ADR 0117); absent or null without one. */
+	verify?: VerifyOutcome | null;
+	/** What cadre saw the child do (issue 23, ADR 0118): files, bash commands, tool uses; absent or null before the end. */
+	receipt?: Receipt | null;
 }
 
 /** Progress a foreground run streams to its tool call. */

@@ -9,7 +9,7 @@
 import type { RunResult } from "../../../runtime/result.ts";
 import type { NotificationDetails } from "../notifications.ts";
 import { formatDuration, formatTokens, formatTools, formatTurns, isRunResult, stateIcon, viewOfResult } from "./run-view.ts";
-import { resultDetailLines } from "./tool-rendering.ts";
+import { resultDetailLines, resultFlag } from "./tool-rendering.ts";
 import { dotted, fit, type Style, wrapped } from "./text.ts";
 
 /** The runs a notification message covers, whatever shape its details have. */
@@ -25,7 +25,9 @@ const PREVIEW_LINES = 2;
 /** One child of a notification: its headline, stats and a preview (or, expanded, the whole result). */
 export function notificationRunLines(result: RunResult, expanded: boolean, width: number, style: Style): string[] {
 	const view = viewOfResult(result);
-	const head = `${stateIcon(view.state, style)} ${style.bold(view.type)} · ${view.description} ${style.fg("muted", `(${view.id}, ${view.state})`)}`;
+	const flag = resultFlag(result);
+	// the flag first, so a line cut to a narrow width still shows it
+	const head = `${stateIcon(view.state, style)} ${flag ? `${style.fg("error", style.bold(flag))} · ` : ""}${style.bold(view.type)} · ${view.description} ${style.fg("muted", `(${view.id}, ${view.state})`)}`;
 	const stats = dotted([formatTurns(view), formatTools(view.toolUses), `${formatTokens(view.tokens)} tok`, view.runningMs === null ? "not started" : formatDuration(view.runningMs)]);
 	const lines = [fit(head, width), fit(`  ${style.fg("dim", stats)}`, width)];
 	if (expanded) return [...lines, ...resultDetailLines(result, width - 2, style).map((line) => fit(`  ${line}`, width))];

@@ -38,6 +38,7 @@ export const FIELD_LABELS: Record<Field, string> = {
 	depth: "depth",
 	delegation: "may delegate to",
 	budget: "budget",
+	verify: "verify command",
 };
 
 /** Where a value came from, in words. */

@@ -111,6 +111,8 @@ export function resultDetailLines(result: RunResult, width: number, style: Style
 	section("warnings", (result.warnings ?? []).map(shown));
 	const [verdict, ...contract] = contractLines(result.contract);
 	if (verdict) section(verdict, contract);
+	section(result.verify ? (result.verify.ok ? "verify passed" : "verify FAILED") : "verify", verifyLines(result.verify));
+	section("receipt (observed by cadre)", receiptLines(result.receipt));
 	section("isolation", isolationLines(result.isolation));
 	// The whole path (a person copies it), wrapped when it does not fit.
 	if (result.transcript) lines.push(...wrapped(`transcript ${result.transcript}`, width, "", Number.POSITIVE_INFINITY, "  ").map((line) => style.fg("muted", line)));
@@ -118,10 +120,34 @@ export function resultDetailLines(result: RunResult, width: number, style: Style
 	return lines;
 }
 
+/** What a finished run must show even collapsed: a failed verify (issue 23), a contract not kept, or nothing. */
+export function resultFlag(result: Pick<RunResult, "contract" | "verify">): string | null {
+	if (result.verify && !result.verify.ok) return "VERIFY FAILED";
+	return result.contract && !result.contract.ok ? "contract not kept" : null;
+}
+
+/** The verify section: the command, how it ended, the repair turn, the end of a failing one's output. */
+export function verifyLines(verify: RunResult["verify"] | undefined): string[] {
+	if (!verify) return [];
+	const lines = [`${verify.ok ? "✓" : "✗"} ${shown(verify.command)} · ${verify.exitCode === null ? "no exit code" : `exit ${verify.exitCode}`} · ${(verify.durationMs / 1000).toFixed(1)}s`];
+	if (verify.repair) lines.push(verify.repair.steered ? `repair turn sent; ${verify.repair.worked ? "verify passed after it" : "verify still fails"}` : `no repair turn: ${shown(verify.repair.skipped ?? "")}`);
+	if (!verify.ok && verify.outputTail) lines.push(...verify.outputTail.split("\n").slice(-8).map(shown));
+	return lines;
+}
+
+/** The receipt: each changed file with +/-, the command counts and the last commands with exit codes, tool uses. */
+export function receiptLines(receipt: RunResult["receipt"] | undefined): string[] {
+	if (!receipt) return [];
+	const files = receipt.files.map((f) => `${shown(f.path)}${f.added === null ? "" : ` +${f.added}/-${f.removed}`}`);
+	const commands = receipt.commands.map((c) => `$ ${shown(c.command)} → ${c.exitCode === null ? "killed" : `exit ${c.exitCode}`}${c.durationMs === null ? "" : ` ${(c.durationMs / 1000).toFixed(1)}s`}`);
+	const tools = Object.entries(receipt.toolUses).map(([name, n]) => `${shown(name)} ${n}`).join(", ");
+	return [...files, `${receipt.commandCount} commands, ${receipt.failedCommands} failed`, ...commands, `tool uses: ${tools || "none"}`];
+}
+
 /** A finished `subagent` or fetched result: the summary line, and the detail when expanded. */
 export function resultLines(result: RunResult, expanded: boolean, width: number, style: Style, hint = ""): string[] {
 	const view = viewOfResult(result);
-	const summary = summaryLine(view, style, result.contract && !result.contract.ok ? "contract not kept" : null, width);
+	const summary = summaryLine(view, style, resultFlag(result), width);
 	const withHint = hint && !expanded && widthOf(`${summary}  ${hint}`) <= width ? `${summary}  ${hint}` : summary;
 	return expanded ? [fit(withHint, width), ...resultDetailLines(result, width, style)] : [fit(withHint, width)];
 }
@@ -148,7 +174,7 @@ export function fetchResultLines(results: readonly RunResult[], live: (id: strin
 			lines.push(fit(`${stateIcon(current.state, style)} ${style.bold(current.id)} ${style.fg("dim", statsLine(current))}`, width), ...activityLines(current, width, style).map((line) => `  ${line}`).map((line) => fit(line, width)));
 			continue;
 		}
-		lines.push(fit(`${style.bold(shown(result.id))} ${summaryLine(viewOfResult(result), style)}`, width));
+		lines.push(fit(`${style.bold(shown(result.id))} ${summaryLine(viewOfResult(result), style, resultFlag(result))}`, width));
 		if (expanded) lines.push(...resultDetailLines(result, width, style));
 	}
 	return lines;

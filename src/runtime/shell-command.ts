@@ -1,0 +1,79 @@
+/**
+ * One shell command run on cadre's behalf (`worktree.setup`, a `verify` command): `/bin/sh -c` in a
+ * directory, its output's tail kept, killed with whatever it started (its process group) at a
+ * timeout. Plain data out; the callers decide what an exit code means.
+ */
+import { spawn } from "node:child_process";
+
+/** Options of {@link runShell}. */
+export interface ShellOptions {
+	/** The directory the command runs in. */
+	cwd: string;
+	/** Variables added to this process's environment. */
+	env?: Record<string, string>;
+	/** Killed (with its process group) after this long. */
+	timeoutMs: number;
+	/** How much of the combined stdout and stderr to keep, from the end (default 8 KiB). */
+	outputLimit?: number;
+}
+
+/** How a shell command ended. */
+export interface ShellOutcome {
+	/** The exit code, or null when it was killed or could not start. */
+	exitCode: number | null;
+	signal: string | null;
+	timedOut: boolean;
+	/** Why it could not start, or null. */
+	startError: string | null;
+	durationMs: number;
+	/** The end of its combined output, trailing whitespace removed. */
+	output: string;
+}
+
+const DEFAULT_OUTPUT_LIMIT = 8 * 1024;
+
+/** Runs `command` through `/bin/sh -c`; never rejects. */
+export function runShell(command: string, options: ShellOptions): Promise<ShellOutcome> {
+	const started = performance.now();
+	const limit = options.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
+	return new Promise((resolve) => {
+		let output = "";
+		const keep = (chunk: Buffer) => {
+			output = (output + chunk.toString("utf8")).slice(-limit);
+		};
+		const child = spawn("/bin/sh", ["-c", command], {
+			cwd: options.cwd,
+			detached: true,
+			stdio: ["ignore", "pipe", "pipe"],
+			env: { ...process.env, ...options.env },
+		});
+		child.stdout.on("data", keep);
+		child.stderr.on("data", keep);
+		let timedOut = false;
+		const timer = setTimeout(() => {
+			timedOut = true;
+			killGroup(child.pid);
+		}, options.timeoutMs);
+		const end = (exitCode: number | null, signal: string | null, startError: string | null) =>
+			resolve({ exitCode, signal, timedOut, startError, durationMs: performance.now() - started, output: output.trimEnd() });
+		child.on("error", (error) => {
+			clearTimeout(timer);
+			end(null, null, error.message);
+		});
+		child.on("close", (code, signal) => {
+			clearTimeout(timer);
+			// whatever the command left running in the background goes with it
+			killGroup(child.pid);
+			end(code, signal, null);
+		});
+	});
+}
+
+function killGroup(pid: number | undefined): void {
+	if (pid === undefined) return;
+	try {
+		process.kill(-pid, "SIGKILL");
+	} catch {
+		// already gone
+	}
+}
