@@ -16,11 +16,7 @@ const ADAPTER = join(SRC, "runtime/pi");
 const MAX_FUNCTION_LINES = 120;
 const PI_SDK = /^@earendil-works\/(pi-coding-agent|pi-ai|pi-agent-core)(\/|$)/;
 
-/**
- * Circles fixed on another branch, listed until it lands (each as its modules, sorted).
- * TODO(isolation circle): worktree-admin ↔ worktree-recovery ↔ worktree-report is being fixed by
- * the engineer editing src/isolation/worktree-admin.ts; remove this entry when that merges.
- */
+/** Circles allowed to stay (each as its modules, sorted): none. */
 const KNOWN_CIRCLES: readonly string[] = [];
 
 function sources(dir: string): string[] {
