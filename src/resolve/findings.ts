@@ -24,6 +24,7 @@ const REFUSAL_PRIORITY: RefusalCode[] = [
 	"resume-refused",
 	"disabled-type",
 	"restriction-unread",
+	"file-invalid",
 	"bad-request",
 	"persona-error",
 	"input-missing",

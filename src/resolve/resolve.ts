@@ -7,6 +7,7 @@
  * order.ts.
  */
 import { type CapabilityMode, type IsolationMode, nameKey } from "../core/values.ts";
+import { fileInvalidMessage, spawnFaults } from "../files/file-faults.ts";
 import type { Entry, LoadResult } from "../files/types.ts";
 import { createContext, type ResolutionContext } from "./context.ts";
 import { resolveCwd } from "./cwd.ts";
@@ -19,7 +20,7 @@ import { resolveOutputSchema } from "./output-schema.ts";
 import { derived, NOTHING, present } from "./slots.ts";
 import { type PersonaOutcome, resolvePersona, resolveRolePrompt } from "./texts.ts";
 import { resolveTools } from "./tool-selection.ts";
-import type { EffectiveConfig, ResolveInput, ResolveResult, Trace, TraceEntry } from "./types.ts";
+import type { EffectiveConfig, Refusal, ResolveInput, ResolveResult, Trace, TraceEntry } from "./types.ts";
 
 /** Types a spawn may use: enabled after the settings toggle. */
 export function enabledTypes(loaded: LoadResult): string[] {
@@ -37,14 +38,13 @@ export function isEnabled(entry: Entry<"definition">, loaded: LoadResult): boole
 
 function unknownType(input: ResolveInput, given: string): ResolveResult {
 	const types = enabledTypes(input.loaded);
-	return {
-		type: given,
-		config: null,
-		trace: {},
-		diagnostics: [...input.loaded.diagnostics],
-		refused: { code: "unknown-type", message: `unknown type "${given}"; enabled types: ${types.length > 0 ? types.join(", ") : "(none)"}` },
-		ignored: [],
-	};
+	// A definition file of that name that has an error (skipped whole) is why the type is missing.
+	const faults = spawnFaults(input.loaded.faults, { type: given, persona: null });
+	const refused: Refusal =
+		faults.length > 0
+			? { code: "file-invalid", message: fileInvalidMessage(faults) }
+			: { code: "unknown-type", message: `unknown type "${given}"; enabled types: ${types.length > 0 ? types.join(", ") : "(none)"}` };
+	return { type: given, config: null, trace: {}, diagnostics: [...input.loaded.diagnostics], refused, ignored: [] };
 }
 
 function checkEnabled(ctx: ResolutionContext): void {
@@ -71,6 +71,16 @@ function checkRestrictions(ctx: ResolutionContext, persona: Entry<"persona"> | n
 	}
 }
 
+/**
+ * A definition, role, persona or settings file with an error never runs (ADR 0100): the spawn is
+ * refused when a file it would read has one — `spawnFaults` decides which.
+ */
+function checkFiles(ctx: ResolutionContext, persona: PersonaOutcome): void {
+	const name = persona.persona?.name ?? (typeof persona.trace.value === "string" ? persona.trace.value : null);
+	const faults = spawnFaults(ctx.input.loaded.faults, { type: ctx.definition.name, persona: name });
+	if (faults.length > 0) ctx.refusals.add("file-invalid", fileInvalidMessage(faults));
+}
+
 /** Resolves one spawn request. Never throws on bad input; every problem is a diagnostic or a refusal. */
 export function resolve(input: ResolveInput): ResolveResult {
 	if (present(input.request.resume)) return resolveResume(input);
@@ -83,6 +93,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 	checkEnabled(ctx);
 	const persona = resolvePersona(ctx);
 	checkRestrictions(ctx, persona.persona);
+	checkFiles(ctx, persona);
 	const rolePrompt = resolveRolePrompt(ctx);
 	const model = resolveModel(ctx, persona.persona);
 	const thinking = resolveThinking(ctx, persona.persona, model.value as string | null);

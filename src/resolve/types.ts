@@ -185,6 +185,7 @@ export type RefusalCode =
 	| "unknown-type"
 	| "disabled-type"
 	| "restriction-unread"
+	| "file-invalid"
 	| "persona-error"
 	| "bad-request"
 	| "model-unresolvable"
