@@ -172,6 +172,7 @@ export function renderExplain(output: ExplainJson, tty = false): string {
 			if (!entry) continue;
 			let value = cell(field, output.config[field]);
 			if (field === "reasoningEffort" && entry.applied && entry.applied !== entry.value) value += ` (runs as ${entry.applied})`;
+			if (field === "model" && entry.unverified) value += " (unverified: no credential here)";
 			rows.push([field, value, from(entry), beaten(entry.candidates)]);
 		}
 		lines.push(table(rows, tty));

@@ -119,11 +119,12 @@ export function catalogFromRuntime(runtime: PiModelRuntime, facts: CatalogFacts 
 	const parentFull = parentModel && "full" in parentModel ? parentModel.full : null;
 	const memo = new Map<string, ModelLookup>();
 	const unchecked = new Map<string, string>();
-	const fail = (name: string, reason: "unknown" | "no-credentials", message: string): ModelLookup => ({
+	const fail = (name: string, reason: "unknown" | "no-credentials", message: string, id?: string): ModelLookup => ({
 		ok: false,
 		reason,
 		message,
 		closest: closestModels(name, available),
+		...(id ? { id } : {}),
 	});
 	const lookupOnce = (name: string): ModelLookup => {
 		const known = knownModel(runtime, name);
@@ -132,7 +133,7 @@ export function catalogFromRuntime(runtime: PiModelRuntime, facts: CatalogFacts 
 		if (full === parentFull || checked.get(provider) === true) return { ok: true, id: full };
 		if (checked.get(provider) === false || (!availableSet.has(full) && !runtime.hasConfiguredAuth(provider))) {
 			if (!checked.has(provider)) unchecked.set(name, provider);
-			return fail(name, "no-credentials", `${full} has no credentials (log in with pi or set the provider's API key)`);
+			return fail(name, "no-credentials", `${full} has no credentials (log in with pi or set the provider's API key)`, full);
 		}
 		return { ok: true, id: full };
 	};
