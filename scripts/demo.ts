@@ -18,7 +18,7 @@
  * scripted model; `--real` forces your model. Each child's answer is printed (ADR 0102).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -57,14 +57,11 @@ function borrowAgentDir(from: string, to: string): void {
 	}
 }
 
-/** Whether pi, in `agentDir`, has a default model with credentials (never reaches the network). */
+/** Whether pi, in `agentDir`, would start a new session on a model it can use (never reaches the network). */
 async function realModelConfigured(agentDir: string): Promise<boolean> {
-	if (!existsSync(join(agentDir, "settings.json"))) return false;
-	const { createModelCatalog, piDefaults } = await import("../src/runtime/pi-sdk.ts");
-	const { model } = piDefaults({ agentDir, cwd: agentDir, projectTrusted: false });
-	if (!model) return false;
-	const catalog = await createModelCatalog({ agentDir });
-	return catalog.lookup(model).ok;
+	const { newSessionModel } = await import("../src/runtime/pi/parent-model.ts");
+	const { how } = await newSessionModel({ agentDir, cwd: agentDir, projectTrusted: false });
+	return how === "settings" || how === "automatic";
 }
 
 const root = mkdtempSync(join(tmpdir(), "cadre-demo-"));
