@@ -13,8 +13,10 @@
  *    and a scripted faux model completes one foreground spawn;
  * 5. `npm install -g` of the tarball, without its peers, below a node_modules holding pi's packages
  *    (where a global pi sits for a global cadre): `explain`, `prompt`, `worktrees` and `import` run,
- *    an older Node is told which version cadre needs, and an extension type-checks against the
- *    package's typed entry (`import type { CadreService } from "cadre"`).
+ *    on an older Node `list` runs and `explain` says which version it needs, and an extension type-checks against the
+ *    package's typed entry (`import type { CadreService } from "cadre"`);
+ * 6. the README's install section as written, pi included, in a fresh prefix and HOME
+ *    (scripts/check-install.ts): `cadre list` on Node 20 and 22, `pi install`, one spawn.
  *
  * Every failure names the step and shows the command's output. See ADR 0003.
  */
@@ -195,8 +197,11 @@ step("npm install -g next to pi's packages: explain, prompt, worktrees, import, 
 	if (/^\.pi\/agents\/reviewer\.md:\d+:\d+ error /m.test(checked.stdout)) fail("cadre check after import", "the imported file has an error", checked);
 	const old = olderNode();
 	if (old) {
-		const refused = expectExit("cadre on an older Node", 2, old, [join(globalPrefix, "lib", "node_modules", "cadre", "bin", "cadre.js"), "list"]);
-		expectMatch("cadre on an older Node", refused.stderr, /^cadre needs Node >= 22\.19 .*Install Node 22\.19 or newer/, refused);
+		// list runs on Node 20; a command that loads pi says which Node it needs (ADR 0101).
+		const installedBin = join(globalPrefix, "lib", "node_modules", "cadre", "bin", "cadre.js");
+		expectExit("cadre list on an older Node", 0, old, [installedBin, "list", "--cwd", project]);
+		const refused = expectExit("cadre explain on an older Node", 2, old, [installedBin, "explain", "scout", "--cwd", project]);
+		expectMatch("cadre explain on an older Node", refused.stderr, /^cadre explain loads pi, which needs Node >= 22\.19 .*Install Node 22\.19 or newer/, refused);
 	}
 	const consumer = join(withPi, "consumer");
 	write(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
@@ -233,6 +238,11 @@ function olderNode(): string | null {
 	}
 	return null;
 }
+
+step("the README's install section as written (scripts/check-install.ts)", () => {
+	const install = spawnSync(process.execPath, [join(repo, "scripts", "check-install.ts"), tarball], { cwd: repo, stdio: "inherit", timeout: 600_000 });
+	if (install.status !== 0) fail("check-install", `scripts/check-install.ts exited ${install.status}`);
+});
 
 unlinkSync(join(withPi, "node_modules")); // the link to the repository's node_modules, before removing the rest
 rmSync(work, { recursive: true, force: true });

@@ -10,11 +10,15 @@
  *
  * With a real model configured in pi (a default model with credentials in your real agent dir,
  * `$PI_CODING_AGENT_DIR` or `~/.pi/agent`) the demo uses it instead: same temporary project, the
- * project persona `.pi/personas/reviewer.md`, your credentials (nothing is written to your agent dir), and a prompt asking
- * for the same two spawns. `--offline` forces the scripted model; `--real` forces your model.
+ * project persona `.pi/personas/reviewer.md`, and a prompt asking for the same two spawns. Your
+ * agent dir is only read: its `models.json`, its `settings.json` without `packages` and
+ * `extensions` (so a cadre you installed in pi does not clash with this checkout's), and the API
+ * keys of its `auth.json` (never OAuth logins, whose refresh would rotate your tokens) are copied
+ * into a temporary agent dir, where pi and cadre write their sessions. `--offline` forces the
+ * scripted model; `--real` forces your model. Each child's answer is printed (ADR 0102).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,18 +27,47 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const piBin = join(repo, "node_modules", ".bin", "pi");
 const realAgentDir = process.env.PI_CODING_AGENT_DIR ?? join(homedir(), ".pi", "agent");
 
-/** Whether the user's pi has a default model with credentials (never reaches the network). */
-async function realModelConfigured(): Promise<boolean> {
-	if (!existsSync(join(realAgentDir, "settings.json"))) return false;
-	const { createModelCatalog } = await import("../src/runtime/pi/model-catalog.ts");
-	const { piDefaults } = await import("../src/runtime/pi/pi-defaults.ts");
-	const { model } = piDefaults({ agentDir: realAgentDir, cwd: realAgentDir, projectTrusted: false });
-	if (!model) return false;
-	const catalog = await createModelCatalog({ agentDir: realAgentDir });
-	return catalog.lookup(model).ok;
+/** A JSON file of the user's agent dir as an object, or null when absent or unreadable. */
+function readJson(path: string): Record<string, unknown> | null {
+	try {
+		const value = JSON.parse(readFileSync(path, "utf8")) as unknown;
+		return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+	} catch {
+		return null;
+	}
 }
 
-const real = process.argv.includes("--real") || (!process.argv.includes("--offline") && (await realModelConfigured()));
+/**
+ * A temporary agent dir holding what the user's pi needs to reach its model, read from `from` and
+ * never written there: models.json, settings.json without the extensions it loads, auth.json's API keys.
+ */
+function borrowAgentDir(from: string, to: string): void {
+	mkdirSync(to, { recursive: true });
+	const models = readJson(join(from, "models.json"));
+	if (models) writeFileSync(join(to, "models.json"), JSON.stringify(models));
+	const settings = readJson(join(from, "settings.json"));
+	if (settings) {
+		const { packages: _packages, extensions: _extensions, ...rest } = settings;
+		writeFileSync(join(to, "settings.json"), JSON.stringify(rest));
+	}
+	const auth = readJson(join(from, "auth.json"));
+	if (auth) {
+		const keys = Object.fromEntries(Object.entries(auth).filter(([, entry]) => (entry as { type?: unknown } | null)?.type === "api_key"));
+		writeFileSync(join(to, "auth.json"), JSON.stringify(keys), { mode: 0o600 });
+	}
+}
+
+/** Whether pi, in `agentDir`, would start a new session on a model it can use (never reaches the network). */
+async function realModelConfigured(agentDir: string): Promise<boolean> {
+	const { newSessionModel } = await import("../src/runtime/pi/parent-model.ts");
+	const { how } = await newSessionModel({ agentDir, cwd: agentDir, projectTrusted: false });
+	return how === "settings" || how === "automatic";
+}
+
+const root = mkdtempSync(join(tmpdir(), "cadre-demo-"));
+const borrowed = join(root, "agent-borrowed");
+borrowAgentDir(realAgentDir, borrowed);
+const real = process.argv.includes("--real") || (!process.argv.includes("--offline") && (await realModelConfigured(borrowed)));
 
 const SCRIPTED_MODEL = `
 import { fauxAssistantMessage, fauxProvider, fauxToolCall, getSystemMessageText } from "@earendil-works/pi-ai";
@@ -71,7 +104,7 @@ export default function (pi) {
 			const id = /Started sub-agent (\\S+)/.exec(messages.map(text).join("\\n"))?.[1] ?? "";
 			return fauxAssistantMessage([fauxToolCall("get_subagent_result", { agent_id: id, wait: true })], { stopReason: "toolUse" });
 		}
-		return fauxAssistantMessage("Both sub-agents finished: the layout summary and the review are above.");
+		return fauxAssistantMessage("Both sub-agents finished: their answers are printed above.");
 	};
 	faux.setResponses(Array.from({ length: 100 }, () => route));
 	pi.registerProvider(faux.provider);
@@ -104,20 +137,23 @@ interface RunInfo {
 	persona: string | null;
 	tools: string[];
 	transcript: string | null;
+	/** The child's final answer. */
+	text?: string | null;
 }
 
 function main(): number {
-	const root = mkdtempSync(join(tmpdir(), "cadre-demo-"));
 	const project = join(root, "project");
 	mkdirSync(join(project, "src"), { recursive: true });
 	writeFileSync(join(project, "README.md"), "# demo\n\nA tiny project for the cadre demo.\n");
 	writeFileSync(join(project, "src", "math.js"), "export const add = (a, b) => a + b;\nexport const divide = (a, b) => a / b;\n");
 
 	const env: NodeJS.ProcessEnv = { ...process.env, PI_TELEMETRY: "0" };
-	const args = ["-e", repo];
+	// Only this checkout's cadre (and the scripted model): no extension the user installed in pi.
+	const args = ["--no-extensions", "-e", repo];
 	let agentDir: string;
 	if (real) {
-		agentDir = realAgentDir;
+		agentDir = borrowed;
+		env.PI_CODING_AGENT_DIR = agentDir;
 		args.push("--mode", "json", "-p", REAL_PROMPT);
 	} else {
 		const home = join(root, "home");
@@ -166,6 +202,8 @@ function main(): number {
 		process.stdout.write(
 			`  ${run.id}: ${run.type} ${run.status}, model ${run.model}, capability ${run.capabilityMode ?? "unset"}, persona ${run.persona ?? "none"}, tools ${run.tools.join(", ")}\n    transcript ${run.transcript}\n`,
 		);
+		const answer = (run.text ?? "").trim();
+		process.stdout.write(`    answer: ${answer === "" ? "(none)" : answer.split("\n").join("\n            ")}\n`);
 	}
 	process.stdout.write(`  parent: ${finalText}\n`);
 	const json = list.map((run) => ({

@@ -35,6 +35,7 @@ export type DiagnosticCode =
 	| "tool-unavailable"
 	| "tool-dropped"
 	| "model-unresolvable"
+	| "model-unverified"
 	| "thinking-clamped"
 	| "request-ignored"
 	| "input-missing"

@@ -8,6 +8,7 @@ import { basename, dirname, join, sep } from "node:path";
 import { compareDiagnostics, type Diagnostic, type DiagnosticCode } from "../core/diagnostics.ts";
 import { nameKey } from "../core/values.ts";
 import { bundledDefinitions } from "./builtins.ts";
+import { faultsOf } from "./file-faults.ts";
 import { displayPath, findProjectDir, KIND_DIRS, type KindFile, listKindFiles } from "./discovery.ts";
 import { validateLayer } from "./keys.ts";
 import { gateVerify } from "./verify-gate.ts";
@@ -16,7 +17,7 @@ import { confine, type ReadRule, readFileUnder, readProblemDiagnostic, realRootO
 import { type FrontmatterParse, parseFrontmatter, parseTomlFields, type Pos, type RawParse } from "./raw.ts";
 import { loadSettings, type SettingsSource } from "./settings.ts";
 import { suggestKey } from "./suggest.ts";
-import type { Entry, EntryKind, EntryLayer, LoadOptions, LoadResult, Scope, Settings, SkippedFile, Sourced } from "./types.ts";
+import type { Entry, EntryKind, EntryLayer, FileOwner, LoadOptions, LoadResult, Scope, Settings, SkippedFile, Sourced } from "./types.ts";
 
 const KINDS: readonly EntryKind[] = ["definition", "role", "persona"];
 
@@ -53,7 +54,11 @@ export function loadAll(options: LoadOptions): LoadResult {
 			trusted: options.projectTrusted,
 		});
 	}
-	for (const source of settingsSources) source.display = show(source.path);
+	const owners = new Map<string, FileOwner>();
+	for (const source of settingsSources) {
+		source.display = show(source.path);
+		owners.set(source.display, { kind: "settings" });
+	}
 	const loadedSettings = loadSettings(settingsSources);
 	diagnostics.push(...loadedSettings.diagnostics);
 
@@ -72,7 +77,7 @@ export function loadAll(options: LoadOptions): LoadResult {
 	};
 	const toolKinds = loadedSettings.settings.toolKinds;
 	for (const kind of KINDS) {
-		for (const scope of scopes) layersByKind[kind].push(...loadScopeFiles(kind, { ...scope, toolKinds }, show, diagnostics, skipped));
+		for (const scope of scopes) layersByKind[kind].push(...loadScopeFiles(kind, { ...scope, toolKinds }, show, { diagnostics, skipped, owners }));
 	}
 
 	for (const kind of KINDS) gateVerify(layersByKind[kind], options.projectTrusted, diagnostics);
@@ -119,6 +124,7 @@ export function loadAll(options: LoadOptions): LoadResult {
 		personas,
 		settings: loadedSettings.settings,
 		diagnostics,
+		faults: faultsOf(diagnostics, owners),
 		skipped,
 	};
 }
@@ -161,18 +167,21 @@ function fileDiagnostic(file: string, pos: Pos, code: Diagnostic["code"], messag
 	return { severity: "error", file, line: pos.line, column: pos.column, code, message, hint };
 }
 
+/** What reading a scope's files adds besides layers: diagnostics, `skipped` rows, and what each file describes. */
+interface ScopeFindings {
+	diagnostics: Diagnostic[];
+	skipped: SkippedFile[];
+	owners: Map<string, FileOwner>;
+}
+
 /** Reads one kind's folder of one scope into layers; skipped files only add diagnostics (or a `skipped` row). */
-function loadScopeFiles(
-	kind: EntryKind,
-	scope: FileScope,
-	show: (path: string) => string,
-	diagnostics: Diagnostic[],
-	skipped: SkippedFile[],
-): EntryLayer[] {
+function loadScopeFiles(kind: EntryKind, scope: FileScope, show: (path: string) => string, findings: ScopeFindings): EntryLayer[] {
+	const { diagnostics, skipped, owners } = findings;
 	const dir = join(scope.base, KIND_DIRS[kind]);
 	const listed = listKindFiles(dir, kind);
 	if (listed.length === 0) return [];
 	const dirShown = show(dir);
+	owners.set(dirShown, { kind, name: null });
 	const where = confine(dir, scope.rule);
 	if (!where.ok) {
 		diagnostics.push(readProblemDiagnostic(dirShown, where, "the directory", "nothing in it is read"));
@@ -192,6 +201,7 @@ function loadScopeFiles(
 	const start = { line: 1, column: 1 };
 	for (const f of files) {
 		const file = showFile(f);
+		owners.set(file, { kind, name: f.stem });
 		// A regular file listed in a confined directory is where the directory really is.
 		const knownReal = f.regular ? `${where.path}${sep}${f.path.slice(dir.length + 1)}` : undefined;
 		try {

@@ -296,6 +296,20 @@ export interface LoadOptions {
 	projectTrusted: boolean;
 }
 
+/**
+ * What a file (or folder) would describe: one named entry of a kind (a file `agents/x.md` is
+ * definition x, even when it was skipped whole), every entry of a kind (a kind folder that could
+ * not be read), or everything (a settings file, the project's `.pi`).
+ */
+export type FileOwner = { kind: EntryKind; name: string } | { kind: EntryKind; name: null } | { kind: "settings" };
+
+/** The errors of one file, with what that file describes. */
+export interface FileFault {
+	file: string;
+	owner: FileOwner;
+	errors: Diagnostic[];
+}
+
 export interface LoadResult {
 	/** Absolute project directory (the folder holding `.pi/`), or null when there is no project scope. */
 	projectDir: string | null;
@@ -307,6 +321,8 @@ export interface LoadResult {
 	settings: Settings;
 	/** Every load diagnostic, sorted by file, line, column. */
 	diagnostics: Diagnostic[];
+	/** The errors of `diagnostics` by file, with what each file describes: a spawn using one is refused (ADR 0100). */
+	faults: FileFault[];
 	/** Files in kind folders that are not entries and are no problem (a README), in load order. */
 	skipped: SkippedFile[];
 }

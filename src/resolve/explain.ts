@@ -204,6 +204,7 @@ export function renderExplain(output: ExplainJson, tty = false, width: number | 
 			if (!entry) continue;
 			let value = cell(field, output.config[field]);
 			if (field === "reasoningEffort" && entry.applied && entry.applied !== entry.value) value += ` (runs as ${entry.applied})`;
+			if (field === "model" && entry.unverified) value += " (unverified: no credential here)";
 			rows.push([field, value, from(entry), [capText(entry), beaten(entry.candidates)].filter((part) => part !== "").join("; ")]);
 		}
 		lines.push(table(rows, tty, width));

@@ -27,6 +27,7 @@ export const REFUSAL_PRIORITY: readonly RefusalCode[] = [
 	"resume-refused",
 	"disabled-type",
 	"restriction-unread",
+	"file-invalid",
 	"bad-request",
 	"persona-error",
 	"input-missing",

@@ -58,6 +58,17 @@ export function resolveModel(ctx: ResolutionContext, persona: Entry<"persona"> |
 		definition: loadedModel("definition", definition.keys.model, definition.invalid.model),
 		parent: parent.model === null ? NOT_NAMED("parent") : modelSlot(ctx, "parent", parent.model, "parent"),
 	});
+	const winner = typeof trace.value === "string" ? ctx.input.models.lookup(trace.value) : null;
+	if (winner?.ok && winner.unverified) {
+		trace.unverified = true;
+		ctx.diagnostics.add("model", {
+			severity: "warning",
+			...positionOf(trace.source),
+			code: "model-unverified",
+			message: `model ${show(trace.value)} (${trace.layer}) is not verified: pi has no credential for it here, so a spawn would be refused until there is one`,
+			hint: "log in with pi (/login) or set the provider's API key",
+		});
+	}
 	if (trace.value === null) {
 		const layers = ORDER.model.map((layer) => layerReport(ctx, layer, trace.candidates.find((candidate) => candidate.layer === layer)));
 		ctx.refusals.add("model-unresolvable", `no layer names a usable model — ${layers.join("; ")}`);

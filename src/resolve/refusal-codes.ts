@@ -19,7 +19,7 @@ export interface RefusalMeaning {
 export const REFUSAL_CODES: Readonly<Record<ListedRefusal, RefusalMeaning>> = {
 	"unknown-type": { when: "no definition has that name (the message lists the enabled types)", explain: true },
 	"disabled-type": { when: "`enabled: false`, or settings `toggle` says so (a toggle can also re-enable)", explain: true },
-	"file-invalid": { when: "a definition, role, persona or settings file the spawn would use has an error-severity diagnostic (the message names each error's `file:line:col` and its fix)", explain: true },
+	"file-invalid": { when: "a file the spawn would read has an error-severity diagnostic (the ones `cadre check` prints as `error`): the definition file(s) of the type — also one skipped whole for a syntax error, whose lower entry is then not used —, the type's role file, the spawn's persona file, a kind folder that cannot be read, or a `subagents.json` (every spawn reads settings). The message names each error's `file:line:col`, what is wrong and the fix. Warnings never refuse ([ADR 0100](decisions/0100-a-file-with-an-error-never-runs.md))", explain: true },
 	"restriction-unread": {
 		when: "the definition, the type's role or the spawn's persona has another tool's restricting key cadre cannot honour (the message names the key, `file:line:col` and the fix); a role's or definition's `capability`, `subagents` or `budget` that cannot be read, or a definition's unreadable `tools`",
 		explain: true,

@@ -12,6 +12,7 @@ import type { Entry } from "../files/types.ts";
 import { resolveBudget } from "./budget.ts";
 import { capCapability, capIsolation, capTools, checkNesting, depthOf, resolveDelegation } from "./delegation.ts";
 import { enabledTypes, isEnabled } from "./enabled.ts";
+import { fileInvalidMessage, spawnFaults } from "../files/file-faults.ts";
 import { createContext, type ResolutionContext } from "./context.ts";
 import { resolveCwd } from "./cwd.ts";
 import { resolveCapability, resolveCopyUncommitted, resolveIsolation, resolveRunFields, resolveVerify } from "./fields.ts";
@@ -23,7 +24,7 @@ import { resolveOutputSchema } from "./output-schema.ts";
 import { derived, NOTHING, present } from "./slots.ts";
 import { type PersonaOutcome, resolvePersona, resolveRolePrompt } from "./texts.ts";
 import { resolveTools } from "./tool-selection.ts";
-import type { EffectiveConfig, ResolveInput, ResolveResult, Trace, TraceEntry } from "./types.ts";
+import type { EffectiveConfig, Refusal, ResolveInput, ResolveResult, Trace, TraceEntry } from "./types.ts";
 
 export { enabledTypes, isEnabled } from "./enabled.ts";
 
@@ -40,14 +41,13 @@ function didYouMean(given: string, types: readonly string[]): string {
 
 function unknownType(input: ResolveInput, given: string): ResolveResult {
 	const types = enabledTypes(input.loaded);
-	return {
-		type: given,
-		config: null,
-		trace: {},
-		diagnostics: [...input.loaded.diagnostics],
-		refused: { code: "unknown-type", message: `unknown type "${given}"${didYouMean(given, types)}; enabled types: ${types.length > 0 ? types.join(", ") : "(none)"}` },
-		ignored: [],
-	};
+	// A definition file of that name that has an error (skipped whole) is why the type is missing.
+	const faults = spawnFaults(input.loaded.faults, { type: given, persona: null });
+	const refused: Refusal =
+		faults.length > 0
+			? { code: "file-invalid", message: fileInvalidMessage(faults) }
+			: { code: "unknown-type", message: `unknown type "${given}"${didYouMean(given, types)}; enabled types: ${types.length > 0 ? types.join(", ") : "(none)"}` };
+	return { type: given, config: null, trace: {}, diagnostics: [...input.loaded.diagnostics], refused, ignored: [] };
 }
 
 function checkEnabled(ctx: ResolutionContext): void {
@@ -74,6 +74,16 @@ function checkRestrictions(ctx: ResolutionContext, persona: Entry<"persona"> | n
 	}
 }
 
+/**
+ * A definition, role, persona or settings file with an error never runs (ADR 0100): the spawn is
+ * refused when a file it would read has one — `spawnFaults` decides which.
+ */
+function checkFiles(ctx: ResolutionContext, persona: PersonaOutcome): void {
+	const name = persona.persona?.name ?? (typeof persona.trace.value === "string" ? persona.trace.value : null);
+	const faults = spawnFaults(ctx.input.loaded.faults, { type: ctx.definition.name, persona: name });
+	if (faults.length > 0) ctx.refusals.add("file-invalid", fileInvalidMessage(faults));
+}
+
 /** Resolves one spawn request. Never throws on bad input; every problem is a diagnostic or a refusal. */
 export function resolve(input: ResolveInput): ResolveResult {
 	if (present(input.request.resume)) return resolveResume(input);
@@ -87,6 +97,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 	checkEnabled(ctx);
 	const persona = resolvePersona(ctx);
 	checkRestrictions(ctx, persona.persona);
+	checkFiles(ctx, persona);
 	const rolePrompt = resolveRolePrompt(ctx);
 	const model = resolveModel(ctx, persona.persona);
 	const thinking = resolveThinking(ctx, persona.persona, model.value as string | null);

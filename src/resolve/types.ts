@@ -59,8 +59,10 @@ export interface ParentFacts {
 
 /** The answer of the model catalog for one name. */
 export type ModelLookup =
-	| { ok: true; id: string }
-	| { ok: false; reason: "unknown" | "no-credentials"; message: string; closest: string[] };
+	/** `unverified`: pi knows the model but has no credential for it here (explain and prompt only, ADR 0103). */
+	| { ok: true; id: string; unverified?: boolean }
+	/** `id`: with `no-credentials`, the `provider/id` pi resolved the name to. */
+	| { ok: false; reason: "unknown" | "no-credentials"; message: string; closest: string[]; id?: string };
 
 /**
  * Models as pi sees them, snapshotted before resolution so that resolution stays synchronous and
@@ -237,6 +239,8 @@ export interface TraceEntry {
 	capped?: Cap;
 	/** budget only: each dimension's own pick and cap. */
 	dimensions?: Record<BudgetDimension, TraceEntry>;
+	/** model only: the model has no credential here, shown by explain instead of a refusal (ADR 0103). */
+	unverified?: boolean;
 }
 
 export type Trace = { [K in keyof EffectiveConfig]-?: TraceEntry };
@@ -245,6 +249,7 @@ export type RefusalCode =
 	| "unknown-type"
 	| "disabled-type"
 	| "restriction-unread"
+	| "file-invalid"
 	| "persona-error"
 	| "bad-request"
 	| "model-unresolvable"

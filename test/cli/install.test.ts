@@ -1,6 +1,7 @@
 /**
  * The `cadre` command where it is installed rather than checked out: on a Node older than pi
- * needs it says which version it needs (with advice that fits a checkout or an installed package),
+ * needs, a checkout says which version it needs, an installed package runs list/check/import and
+ * refuses only the commands that load pi, naming the version (ADR 0101),
  * and without pi's packages `list`, `check` and `worktrees` still run while `explain` and `prompt`
  * say they need pi. The packed package itself is exercised by `npm run check:package` (in CI).
  */
@@ -34,17 +35,35 @@ describe("on an older Node", () => {
 		expect(run.stderr).toContain("npx cadre");
 	});
 
-	it("installed from the package: names the version and says to install it, never 'inside the repository'", (context) => {
+	it("installed from the package: a command that loads pi names the version it needs and says to install it, never 'inside the repository'", (context) => {
 		if (!node) context.skip("no Node older than 22.19 on PATH");
 		const pkg = mkdtempSync(join(process.env.TMPDIR as string, "installed-"));
 		mkdirSync(join(pkg, "bin"));
 		copyFileSync(CADRE_BIN, join(pkg, "bin", "cadre.js"));
 		writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "cadre", type: "module" }));
-		const run = spawnSync(node as string, [join(pkg, "bin", "cadre.js"), "--version"], { encoding: "utf8" });
-		expect(run.status).toBe(2);
-		expect(run.stderr).toMatch(/^cadre needs Node >= 22\.19 \(this is \d+\.\d+\.\d+\)\./);
-		expect(run.stderr).toContain("Install Node 22.19 or newer");
-		expect(run.stderr).not.toMatch(/repository|npx/);
+		for (const command of ["explain", "prompt", "run"]) {
+			const run = spawnSync(node as string, [join(pkg, "bin", "cadre.js"), command, "explore"], { encoding: "utf8" });
+			expect(run.status).toBe(2);
+			expect(run.stderr).toMatch(new RegExp(`^cadre ${command} loads pi, which needs Node >= 22\\.19 \\(this is \\d+\\.\\d+\\.\\d+\\)\\.`));
+			expect(run.stderr).toContain("Install Node 22.19 or newer");
+			expect(run.stderr).not.toMatch(/repository|npx/);
+		}
+	});
+
+	it("installed from the package: list, check and import are not refused for the Node version (they never load pi)", (context) => {
+		if (!node) context.skip("no Node older than 22.19 on PATH");
+		const pkg = mkdtempSync(join(process.env.TMPDIR as string, "installed-"));
+		mkdirSync(join(pkg, "bin"));
+		mkdirSync(join(pkg, "dist", "hosts", "cli"), { recursive: true });
+		copyFileSync(CADRE_BIN, join(pkg, "bin", "cadre.js"));
+		writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "cadre", type: "module" }));
+		// A stand-in for the build: the real one runs on Node 20 in npm run check:package.
+		writeFileSync(join(pkg, "dist", "hosts", "cli", "main.js"), "export async function main(args) { process.stdout.write(`ran ${args[0]}\\n`); return 0; }\n");
+		for (const command of ["list", "check", "import"]) {
+			const run = spawnSync(node as string, [join(pkg, "bin", "cadre.js"), command], { encoding: "utf8" });
+			expect(run.stderr).toBe("");
+			expect(run).toMatchObject({ status: 0, stdout: `ran ${command}\n` });
+		}
 	});
 });
 

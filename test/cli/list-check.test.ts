@@ -105,7 +105,9 @@ describe("cadre check", () => {
 		const lines = run.stdout.trim().split("\n");
 		expect(lines[0]).toMatch(/^\.pi\/agents\/broken\.md:2:\d+ error parse-error /);
 		expect(lines[1]).toMatch(/^\.pi\/agents\/typo\.md:4:1 error unknown-key .*did you mean max_turns/);
-		expect(lines.at(-1)).toMatch(/2 errors, 0 warnings/);
+		expect(lines.at(-2)).toMatch(/2 errors, 0 warnings/);
+		// The files the resolver refuses spawns of (file-invalid, ADR 0100): the same faults.
+		expect(lines.at(-1)).toBe("every spawn that reads .pi/agents/broken.md, .pi/agents/typo.md is refused (file-invalid) until their errors are fixed");
 	});
 
 	it("exits 1 for a single unknown key and for a single parse error", () => {

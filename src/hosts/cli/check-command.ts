@@ -44,5 +44,8 @@ export async function runCheck(opts: CheckOptions, io: CliIo): Promise<number> {
 	const counts = loadedCounts(loaded);
 	if (diagnostics.length === 0) io.out(`ok: ${counts}, no problems${strict ? " (strict)" : ""}\n`);
 	else io.out(`${problemSummary(diagnostics)} in ${counts}${strict ? " (strict: warnings are errors)" : ""}\n`);
+	// The same faults the resolver refuses with (ADR 0100): check and explain agree by construction.
+	const refusing = safeFields(loaded.faults.map((fault) => ({ file: fault.file })));
+	if (refusing.length > 0) io.out(`every spawn that reads ${refusing.map((f) => f.file).join(", ")} is refused (file-invalid) until ${refusing.length === 1 ? "its errors are" : "their errors are"} fixed\n`);
 	return code;
 }

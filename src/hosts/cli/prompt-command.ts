@@ -98,12 +98,15 @@ export function buildPrompt(input: ResolveInput, parent: ParentPrompt, io: CliIo
 	const result = resolve(input);
 	const feasibility = worktreeFeasibility(result, input);
 	const resolution = feasibility ? [...result.diagnostics, feasibility] : result.diagnostics;
-	if (result.refused || result.config === null) {
+	// The prompt does not contain the model: a model pi cannot use here (no credential, no model at
+	// all) does not keep it from being shown; the model's diagnostics still are (ADR 0103).
+	const refused = result.refused?.code === "model-unresolvable" ? null : result.refused;
+	if (refused || result.config === null) {
 		return {
 			text: null,
 			sections: [],
 			diagnostics: resolution,
-			refused: result.refused ?? { code: "unknown-type", message: `unknown type ${result.type}` },
+			refused: refused ?? { code: "unknown-type", message: `unknown type ${result.type}` },
 		};
 	}
 	const place = childPlace(result.config, input, io);

@@ -1,7 +1,8 @@
 /**
  * The glue between the CLI's request flags and the resolver (spec 06): parses `--request` and the
  * flags into a spawn request, states the parent's facts a CLI has no session for (pi's configured
- * defaults), loads the files and builds the model catalog. Shared by `explain`, `prompt` and `run`.
+ * defaults; the model pi would pick for a new session), loads the files and builds the model
+ * catalog. Shared by `explain` and `prompt`.
  */
 import { join, resolve } from "node:path";
 import { normalizeThinking, type ThinkingLevel } from "../../core/values.ts";
@@ -10,9 +11,11 @@ import { suggestKey } from "../../files/suggest.ts";
 import { findGitRoot } from "../../files/discovery.ts";
 import { builtinToolNames, DEFAULT_PARENT_TOOLS } from "../../resolve/tools.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
-import type { ResolveInput, SpawnRequest } from "../../resolve/types.ts";
+import type { ModelCatalog, ResolveInput, SpawnRequest } from "../../resolve/types.ts";
+import { unverifiedModels } from "../../resolve/unverified-models.ts";
 import { createModelCatalog } from "../../runtime/pi/model-catalog.ts";
 import { piDefaults } from "../../runtime/pi/pi-defaults.ts";
+import { type NewSessionModel, newSessionModel } from "../../runtime/pi/parent-model.ts";
 import { type CliIo, UsageError } from "./io.ts";
 import { cliHome } from "./list-command.ts";
 import type { RequestFlagOptions } from "./options.ts";
@@ -119,6 +122,16 @@ export function parentFactFlags(opts: RequestFlagOptions): { model?: string | nu
 	return facts;
 }
 
+/**
+ * The catalog a preview resolves with. The parent runs on its model, so its children may (ADR
+ * 0076). Until pi has a credential for any model, a model pi knows resolves marked unverified
+ * instead of refusing (ADR 0103); with one, the preview answers as a spawn would.
+ */
+async function previewCatalog(agentDir: string, parentModel: string | null, runtime: NewSessionModel["runtime"]): Promise<ModelCatalog> {
+	const catalog = await createModelCatalog({ agentDir, parentModel, runtime });
+	return runtime.getAvailableSnapshot().length === 0 ? unverifiedModels(catalog) : catalog;
+}
+
 /** Everything `resolve` needs for a CLI invocation. */
 export async function buildCliResolveInput(type: string, opts: RequestFlagOptions, io: CliIo): Promise<ResolveInput> {
 	const request = parseRequestFlags(opts);
@@ -131,7 +144,9 @@ export async function buildCliResolveInput(type: string, opts: RequestFlagOption
 
 	const flags = parentFactFlags(opts);
 	const thinking = flags.thinking ?? defaults.thinking;
-	const model = flags.model !== undefined ? flags.model : defaults.model;
+	// The parent's model is what pi would pick for a new session here (ADR 0103), as in `cadre run`.
+	const picked = await newSessionModel({ agentDir, cwd, projectTrusted });
+	const model = flags.model !== undefined ? flags.model : picked.model;
 	const activeTools = flags.activeTools ?? [...DEFAULT_PARENT_TOOLS];
 	// The universe: pi's built-ins in pi's order, then the parent's other active tools (extension
 	// tools the parent has) by name.
@@ -143,8 +158,7 @@ export async function buildCliResolveInput(type: string, opts: RequestFlagOption
 		type,
 		loaded,
 		parent: { cwd, model, thinking, activeTools, toolUniverse: [...builtins, ...extensionTools], repoRoot: findGitRoot(cwd) },
-		// The parent runs on its model, so its children may (ADR 0076).
-		models: await createModelCatalog({ agentDir, parentModel: model }),
+		models: await previewCatalog(agentDir, flags.model === undefined && picked.how === "unverified" ? null : model, picked.runtime),
 		reader: spawnReader,
 		toolKinds: loaded.settings.toolKinds,
 	};

@@ -108,7 +108,8 @@ export function catalogFromRuntime(runtime: PiModelRuntime, facts: CatalogFacts 
 	const parentFull = parentModel && "full" in parentModel ? parentModel.full : null;
 	const memo = new Map<string, ModelLookup>();
 	const unchecked = new Map<string, string>();
-	const fail = (name: string, reason: "unknown" | "no-credentials", message: string): ModelLookup => ({
+	const fail = (name: string, reason: "unknown" | "no-credentials", message: string, id?: string): ModelLookup => ({
+		...(id ? { id } : {}),
 		ok: false,
 		reason,
 		message,
@@ -121,7 +122,7 @@ export function catalogFromRuntime(runtime: PiModelRuntime, facts: CatalogFacts 
 		if (full === parentFull || checked.get(provider) === true) return { ok: true, id: full };
 		if (checked.get(provider) === false || (!availableSet.has(full) && !runtime.hasConfiguredAuth(provider))) {
 			if (!checked.has(provider)) unchecked.set(name, provider);
-			return fail(name, "no-credentials", `${full} has no credentials (log in with pi or set the provider's API key)`);
+			return fail(name, "no-credentials", `${full} has no credentials (log in with pi or set the provider's API key)`, full);
 		}
 		return { ok: true, id: full };
 	};

@@ -4,7 +4,7 @@
  */
 import type { Diagnostic } from "../../../src/core/diagnostics.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../../src/core/values.ts";
-import type { Entry, EntryKind, FileRef, LoadResult, Rejected, Scope, Settings, Sourced, UnreadRestriction } from "../../../src/files/types.ts";
+import type { Entry, EntryKind, FileFault, FileRef, LoadResult, Rejected, Scope, Settings, Sourced, UnreadRestriction } from "../../../src/files/types.ts";
 import { builtinToolNames } from "../../../src/resolve/tools.ts";
 import type { ModelCatalog, ParentFacts, ResolveInput, SpawnReader, SpawnRequest } from "../../../src/resolve/types.ts";
 import { defaultSettings } from "../../../src/files/settings.ts";
@@ -73,6 +73,8 @@ export interface LoadSpec {
 	personas?: Entry<"persona">[];
 	settings?: Partial<Settings>;
 	diagnostics?: Diagnostic[];
+	/** File errors by owner (the loader's `faults`); default none. */
+	faults?: FileFault[];
 	projectDir?: string | null;
 }
 
@@ -89,6 +91,7 @@ export function loaded(spec: LoadSpec = {}): LoadResult {
 		personas: byKey(spec.personas ?? []),
 		settings: settings(spec.settings),
 		diagnostics: spec.diagnostics ?? [],
+		faults: spec.faults ?? [],
 		skipped: [],
 	};
 }
