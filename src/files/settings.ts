@@ -10,6 +10,7 @@ import { isInherit, nameKey, nameRecord, normalizeThinking, THINKING_LEVELS } fr
 import { showValue, validateLayer } from "./keys.ts";
 import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CEILING, readFileUnder, readProblemDiagnostic } from "./read-confined.ts";
 import { type Pos, parseYamlMapping, type RawField, type RawValue } from "./raw.ts";
+import { applySandboxSettings, defaultSandboxSettings } from "./sandbox-settings.ts";
 import { suggestKey } from "./suggest.ts";
 import type { EntryLayer, Scope, Settings, ToolKind, WorktreeInclude } from "./types.ts";
 
@@ -69,6 +70,7 @@ const TOP_KEYS = [
 	"strict",
 	"ui",
 	"contracts",
+	"sandbox",
 ];
 
 const WIDGET_MODES = ["background", "all", "off"] as const;
@@ -93,6 +95,7 @@ export function defaultSettings(): Settings {
 		strict: false,
 		ui: { widget: "background" },
 		contracts: { repair: true },
+		sandbox: defaultSandboxSettings(),
 		files: [],
 	};
 }
@@ -333,6 +336,9 @@ function applyFile(
 					else if (typeof entry.val.value !== "boolean") bad(entry.val, "contracts.repair", "expects true or false");
 					else settings.contracts = { repair: entry.val.value };
 				}
+				break;
+			case "sandbox":
+				applySandboxSettings(objectOf(field) ?? [], source, settings.sandbox, { bad, untrusted, src, unknown: (entry, known) => diagnostics.push(unknown(file, entry, known, "sandbox")) });
 				break;
 			case "roles":
 				inline("role", source, objectOf(field) ?? [], roles, origins, diagnostics, settings.maxFileBytes);

@@ -4,7 +4,7 @@
  * never touches the file system except through its injected reader.
  */
 import type { Diagnostic } from "../core/diagnostics.ts";
-import type { CapabilityMode, IoType, IsolationMode, ThinkingLevel } from "../core/values.ts";
+import type { CapabilityMode, IoType, IsolationMode, SandboxMode, ThinkingLevel } from "../core/values.ts";
 
 export type EntryKind = "definition" | "role" | "persona";
 
@@ -111,6 +111,8 @@ export interface DefinitionKeys {
 	model: string;
 	thinking: ThinkingLevel;
 	isolation: IsolationMode;
+	/** ADR 0150: `off` counts only from user files or a trusted project. */
+	sandbox: SandboxMode;
 	persona: string;
 	max_turns: number;
 	run_in_background: boolean;
@@ -128,6 +130,7 @@ export interface RoleKeys {
 	model: string;
 	thinking: ThinkingLevel;
 	isolation: IsolationMode;
+	sandbox: SandboxMode;
 	prompt_file: FileRef;
 }
 
@@ -225,8 +228,24 @@ export interface Settings {
 	ui: { widget: "background" | "all" | "off" };
 	/** Persona outputs and structured results (ADR 0099): `repair: false` turns the repair turn off. */
 	contracts: { repair: boolean };
+	/** Settings `sandbox` (ADR 0150): see src/files/sandbox-settings.ts. */
+	sandbox: SandboxSettings;
 	/** The settings files that exist, highest first. */
 	files: string[];
+}
+
+/**
+ * Settings `sandbox` (ADR 0150). `default` and `env.allow`/`allowNetwork` (which widen access) count
+ * from user settings or a trusted project only — `default: off` too; `denyRead` from any file adds.
+ */
+export interface SandboxSettings {
+	default: Sourced<SandboxMode>;
+	/** Extra paths the child's commands and tools cannot read (`~/` is the home directory). */
+	denyRead: string[];
+	/** Credential-looking variables passed to the child's commands anyway. */
+	envAllow: string[];
+	/** Domains the child's commands may reach (none by default). */
+	allowNetwork: string[];
 }
 
 /** Settings `worktree` (docs/isolation.md). The optional keys are absent unless a file set them. */

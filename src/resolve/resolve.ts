@@ -14,6 +14,7 @@ import { resolveCapability, resolveCopyUncommitted, resolveIsolation, resolveRun
 import { resolveInputs, resolveOutputs } from "./inputs.ts";
 import { resolveModel, resolveThinking } from "./model.ts";
 import { resolveResume } from "./resume.ts";
+import { resolveSandbox } from "./sandbox.ts";
 import { CONFIG_FIELDS } from "./order.ts";
 import { resolveOutputSchema } from "./output-schema.ts";
 import { derived, NOTHING, present } from "./slots.ts";
@@ -90,7 +91,8 @@ export function resolve(input: ResolveInput): ResolveResult {
 	const isolation = resolveIsolation(ctx, persona.persona);
 	const copyUncommitted = resolveCopyUncommitted(ctx, isolation.trace.value);
 	const runFields = resolveRunFields(ctx);
-	const tools = resolveTools(ctx, { mode: capability.value as CapabilityMode | null, source: capability.source });
+	const sandbox = resolveSandbox(ctx);
+	const tools = resolveTools(ctx, { mode: capability.value as CapabilityMode | null, source: capability.source }, sandbox.sandboxed.value === true);
 	const cwd = resolveCwd(ctx, { mode: isolation.trace.value as IsolationMode, layer: isolation.trace.layer, request: isolation.request });
 	// A persona that cannot be loaded is refused already: its inputs are not checked.
 	const usable = persona.error === null ? persona.persona : null;
@@ -104,6 +106,8 @@ export function resolve(input: ResolveInput): ResolveResult {
 		capabilityMode: capability,
 		isolation: isolation.trace,
 		copyUncommitted,
+		sandbox: sandbox.mode,
+		sandboxed: sandbox.sandboxed,
 		tools,
 		cwd: cwd.trace,
 		inputs,
@@ -128,7 +132,7 @@ function configOf(trace: Trace): EffectiveConfig {
 
 type PickedFields = Pick<
 	Trace,
-	"model" | "reasoningEffort" | "capabilityMode" | "isolation" | "copyUncommitted" | "tools" | "maxTurns" | "runInBackground" | "inheritContext" | "cwd" | "inputs" | "outputs" | "outputSchema"
+	"model" | "reasoningEffort" | "capabilityMode" | "isolation" | "copyUncommitted" | "sandbox" | "sandboxed" | "tools" | "maxTurns" | "runInBackground" | "inheritContext" | "cwd" | "inputs" | "outputs" | "outputSchema"
 >;
 
 /** The full trace: the picked fields plus the derived role, persona and definition fields. */
@@ -157,6 +161,8 @@ function assembleTrace(ctx: ResolutionContext, persona: PersonaOutcome, role: { 
 		outputSchema: picked.outputSchema,
 		isolation: picked.isolation,
 		copyUncommitted: picked.copyUncommitted,
+		sandbox: picked.sandbox,
+		sandboxed: picked.sandboxed,
 		tools: picked.tools,
 		maxTurns: picked.maxTurns,
 		runInBackground: picked.runInBackground,

@@ -51,7 +51,7 @@ export function resolveResume(input: ResolveInput): ResolveResult {
 		};
 	}
 	// A record written before inputs and outputs existed has none.
-	const config: EffectiveConfig = { ...stored.config, inputs: stored.config.inputs ?? [], outputs: stored.config.outputs ?? [], outputSchema: stored.config.outputSchema ?? null };
+	const config: EffectiveConfig = { ...stored.config, inputs: stored.config.inputs ?? [], outputs: stored.config.outputs ?? [], outputSchema: stored.config.outputSchema ?? null, sandbox: stored.config.sandbox ?? "auto", sandboxed: stored.config.sandboxed ?? input.parent.sandbox?.available === true };
 	const diagnostics: Diagnostic[] = [];
 	const ignored: IgnoredRequestValue[] = [];
 	for (const requestKey of RESUME_IGNORED_KEYS) {

@@ -16,7 +16,7 @@ function toolNameHint(unavailable: readonly string[], universe: readonly string[
 }
 
 /** The tools trace; `capability` is the resolved mode and where it came from. */
-export function resolveTools(ctx: ResolutionContext, capability: { mode: CapabilityMode | null; source: string }): TraceEntry {
+export function resolveTools(ctx: ResolutionContext, capability: { mode: CapabilityMode | null; source: string }, sandboxed = false): TraceEntry {
 	const { definition, input } = ctx;
 	const { parent, loaded } = input;
 	const toolKinds = input.toolKinds ?? loaded.settings.toolKinds;
@@ -42,7 +42,7 @@ export function resolveTools(ctx: ResolutionContext, capability: { mode: Capabil
 	// Rules read from another tool's deny list or tool map (ADR 0072) only take tools away.
 	const rules = definition.keys.tool_rules;
 	const allowed = rules ? applyToolRules(selection.tools, rules.value) : selection.tools;
-	const filtered = filterByCapability(allowed, capability.mode, toolKinds);
+	const filtered = filterByCapability(allowed, capability.mode, toolKinds, sandboxed);
 	if (filtered.droppedUnknown.length > 0) {
 		ctx.diagnostics.add("tools", {
 			severity: "warning",

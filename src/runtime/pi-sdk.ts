@@ -261,6 +261,7 @@ import {
 	type ExtensionContext,
 	type LoadExtensionsResult,
 	type ModelRuntime,
+	type ToolDefinition,
 	parseArgs,
 	type RegisteredTool,
 	type ResourceLoader,
@@ -588,6 +589,8 @@ export interface ChildSessionOptions {
 	turnLimit?: number | null;
 	/** The `submit_result` tool of a child with an `output_schema` (always allowed; not in `tools`). */
 	resultTool?: ResultTool | null;
+	/** Tools that replace pi's built-ins of the same name (the OS sandbox's, ADR 0150). */
+	customTools?: ToolDefinition[];
 	/** Directory the new transcript goes into. */
 	sessionDir: string;
 	/** A transcript to continue instead of starting a new one (resume). */
@@ -788,6 +791,7 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		thinkingLevel: options.thinkingLevel,
 		resourceLoader: childResourceLoader(options.systemPrompt, options.skills, () => extensions),
 		tools: result ? [...options.tools, SUBMIT_RESULT_TOOL] : [...options.tools],
+		customTools: options.customTools,
 		sessionManager,
 		settingsManager,
 	});

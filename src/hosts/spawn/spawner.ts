@@ -244,6 +244,7 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 						forkFile,
 						turnLimit: child.maxTurns,
 						resultTool: child.outputSchema ? resultTool(child.outputSchema) : null,
+						customTools: child.sandbox?.tools, // ADR 0150
 					});
 				},
 			}),
