@@ -6,7 +6,7 @@
  * custom tools, they replace the built-ins of the same name.
  */
 import { constants } from "node:fs";
-import { access, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { access, glob, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import {
@@ -130,6 +130,28 @@ export function sandboxedTools(options: SandboxToolsOptions): ToolDefinition[] {
 		);
 	}
 	if (wanted.has("grep")) out.push(guardedSearch(createGrepToolDefinition(cwd) as unknown as ToolDefinition, "grep", cwd, guard));
-	if (wanted.has("find")) out.push(guardedSearch(createFindToolDefinition(cwd) as unknown as ToolDefinition, "find", cwd, guard));
+	if (wanted.has("find")) {
+		// Node's glob instead of fd (nothing to download), every match judged like a read.
+		const find = createFindToolDefinition(cwd, {
+			operations: {
+				exists: async (path) => stat(read(path, "find")).then(() => true, () => false),
+				async glob(pattern, root, { ignore, limit }) {
+					const found: string[] = [];
+					for await (const match of glob(pattern.includes("/") ? pattern : `**/${pattern}`, { cwd: root, exclude: (name) => ignore.some((g) => name.includes(g.replaceAll("*", "").replaceAll("/", ""))) })) {
+						const path = resolve(root, match);
+						try {
+							read(path, "find");
+						} catch {
+							continue;
+						}
+						found.push(path);
+						if (found.length >= limit) break;
+					}
+					return found;
+				},
+			},
+		});
+		out.push(guardedSearch(find as unknown as ToolDefinition, "find", cwd, guard));
+	}
 	return out;
 }
