@@ -68,7 +68,7 @@ const ATTEMPTS: Attempt[] = [
 	{ name: "write through ..", call: () => ({ tool: "write", args: { path: "../write-dotdot.txt", content: "pwned" } }), escaped: wrote((w) => join(dirname(w.worktree), "write-dotdot.txt")) },
 	{ name: "write through a planted symlink", call: () => ({ tool: "write", args: { path: "link-out/write-symlink.txt", content: "pwned" } }), escaped: wrote((w) => join(w.out, "write-symlink.txt")) },
 	{ name: "write through a planted hard link", call: () => ({ tool: "write", args: { path: "hard-link", content: "pwned\n" } }), escaped: changed },
-	{ name: "write through /proc/self/cwd", call: (w) => ({ tool: "write", args: { path: `/proc/self/cwd/${relativeOut(w)}/write-proc.txt`, content: "pwned" } }), escaped: wrote((w) => join(w.out, "write-proc.txt")) },
+	{ name: "write through /proc/self/root", call: (w) => ({ tool: "write", args: { path: `/proc/self/root${w.out}/write-proc.txt`, content: "pwned" } }), escaped: wrote((w) => join(w.out, "write-proc.txt")) },
 	{ name: "write into another child's worktree", call: (w) => ({ tool: "write", args: { path: join(w.other, "write.txt"), content: "pwned" } }), escaped: wrote((w) => join(w.other, "write.txt")) },
 	{ name: "edit through a planted symlink", call: () => ({ tool: "edit", args: { path: "link-out/edit-target.txt", edits: [{ oldText: "original", newText: "pwned" }] } }), escaped: (w) => readFileSync(join(w.out, "edit-target.txt"), "utf8").includes("pwned") },
 	{ name: "cat ~/.ssh/id_rsa", call: bash(() => "cat ~/.ssh/id_rsa"), escaped: leaked(SSH_SECRET) },
@@ -94,11 +94,6 @@ function git(cwd: string, ...args: string[]): string {
 	return execFileSync("git", ["-C", cwd, ...args], { encoding: "utf8" }).trim();
 }
 
-function relativeOut(w: World): string {
-	// /proc/self/cwd is the parent's process cwd: climb to the root from there, then down to `out`.
-	const depth = process.cwd().split("/").filter(Boolean).length;
-	return `${"../".repeat(depth)}${w.out.slice(1)}`;
-}
 
 function childCwd(turn: Turn): string {
 	const found = /(\/\S*\/cadre\/worktrees\/[^\s<"']+)/.exec(turn.system);
@@ -180,8 +175,10 @@ describe.skipIf(!platform.available)(`the escape suite (${platform.reason ?? "sa
 	}, 120_000);
 
 	it("lets every attempt through with sandbox: off (the checks can fail)", async () => {
-		const attempts = onPath("fd", process.env.PATH ?? "") ? ATTEMPTS : ATTEMPTS.filter((a) => !a.unsandboxedNeedsFd);
-		expect(attempts.length).toBeGreaterThanOrEqual(25);
+		const all = onPath("fd", process.env.PATH ?? "") ? ATTEMPTS : ATTEMPTS.filter((a) => !a.unsandboxedNeedsFd);
+		const only = process.env.CADRE_ONLY ? new RegExp(process.env.CADRE_ONLY) : null;
+		const attempts = only ? all.filter((a) => only.test(a.name)) : all;
+		if (!only) expect(attempts.length).toBeGreaterThanOrEqual(25);
 		const { escaped } = await runSuite("off", attempts);
 		expect(escaped).toEqual(attempts.map((a) => a.name));
 	}, 120_000);
