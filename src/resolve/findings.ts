@@ -29,6 +29,7 @@ const REFUSAL_PRIORITY: RefusalCode[] = [
 	"input-missing",
 	"input-invalid",
 	"output-schema-invalid",
+	"sandbox-unavailable",
 	"model-unresolvable",
 ];
 
