@@ -6,8 +6,7 @@ import type { EntryLayer } from "./types.ts";
 
 const SOURCE = "bundled";
 
-// bash stays only when the child runs in the OS sandbox (ADR 0150); the capability filter drops it otherwise.
-const READ_ONLY_TOOLS = ["read", "grep", "find", "ls", "bash"];
+const READ_ONLY_TOOLS = ["read", "grep", "find", "ls"];
 
 const EXPLORE = `Search the codebase fast and read-only: find the files and code that answer a question, and change nothing.
 

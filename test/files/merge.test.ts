@@ -17,7 +17,7 @@ describe("built-ins", () => {
 		expect(gp?.keys.tools).toBeUndefined();
 		for (const name of ["explore", "plan"]) {
 			const d = r.definitions.get(name);
-			expect(d?.keys.tools?.value).toEqual(["read", "grep", "find", "ls", "bash"]);
+			expect(d?.keys.tools?.value).toEqual(["read", "grep", "find", "ls"]);
 			expect(d?.keys.capability).toEqual({ value: "read-only", source: "bundled" });
 			expect(d?.body?.value.length).toBeGreaterThan(100);
 		}
@@ -137,7 +137,7 @@ describe("invalid values across layers", () => {
 	it("bundled layers are fresh copies", () => {
 		const a = bundledDefinitions();
 		(a[1]?.keys.tools?.value as string[]).push("bash");
-		expect(bundledDefinitions()[1]?.keys.tools?.value).toEqual(["read", "grep", "find", "ls", "bash"]);
+		expect(bundledDefinitions()[1]?.keys.tools?.value).toEqual(["read", "grep", "find", "ls"]);
 	});
 });
 

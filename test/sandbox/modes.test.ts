@@ -35,6 +35,8 @@ describe.skipIf(!sandboxPlatform().available)("an explore child in the sandbox",
 		let tools = "";
 		parent = await createParent({
 			cwd,
+			// explore's own read-only capability, with bash in its list (kept only when sandboxed).
+			agentFiles: { "agents/explore.md": "---\ntools: read, grep, find, ls, bash\n---\n" },
 			script: (turn) => {
 				if (turn.agent === "explore") {
 					if (turn.step === 0) {
@@ -80,6 +82,7 @@ describe("without bubblewrap on PATH", () => {
 		process.env.PATH = "/nonexistent";
 		let system = "";
 		parent = await createParent({
+			agentFiles: { "agents/explore.md": "---\ntools: read, grep, find, ls, bash\n---\n" },
 			script: (turn) => {
 				if (turn.agent === "explore") {
 					system = turn.system;
