@@ -46,6 +46,9 @@ export type DiagnosticCode =
 	| "identity-unrecognized"
 	// isolation (spec 05)
 	| "worktree-unavailable"
+	// the OS sandbox (ADR 0150)
+	| "sandbox-unavailable"
+	| "sandbox-blocked"
 	// run records (spec 04, ADR 0068)
 	| "run-record-invalid"
 	// a run's own (spec 04, ADR 0079): an extension of the child that failed, a steer pi refused

@@ -9,6 +9,10 @@ export type CapabilityMode = (typeof CAPABILITY_MODES)[number];
 export const ISOLATION_MODES = ["none", "worktree"] as const;
 export type IsolationMode = (typeof ISOLATION_MODES)[number];
 
+/** `sandbox` (ADR 0150): `auto` sandboxes when the platform can, `required` refuses otherwise, `off` never. */
+export const SANDBOX_MODES = ["auto", "required", "off"] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
 /** pi's thinking levels, lowest first, plus `max` which the spec allows and pi clamps. */
 export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
@@ -40,6 +44,7 @@ export function normalizeEnum<T extends string>(
 
 export const normalizeCapability = (raw: unknown) => normalizeEnum(raw, CAPABILITY_MODES);
 export const normalizeIsolation = (raw: unknown) => normalizeEnum(raw, ISOLATION_MODES);
+export const normalizeSandbox = (raw: unknown) => normalizeEnum(raw, SANDBOX_MODES);
 export const normalizeThinking = (raw: unknown) => normalizeEnum(raw, THINKING_LEVELS, { thinking: true });
 export const normalizeIoType = (raw: unknown) => normalizeEnum(raw, IO_TYPES);
 

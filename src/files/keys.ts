@@ -15,7 +15,9 @@ import {
 	normalizeCapability,
 	normalizeIoType,
 	normalizeIsolation,
+	normalizeSandbox,
 	normalizeThinking,
+	SANDBOX_MODES,
 	THINKING_LEVELS,
 } from "../core/values.ts";
 import { compileSchema } from "../core/json-schema.ts";
@@ -93,6 +95,7 @@ function enumChecker(normalise: (raw: unknown) => string | null, allowed: readon
 
 const CAPABILITY = enumChecker(normalizeCapability, CAPABILITY_MODES);
 const ISOLATION = enumChecker(normalizeIsolation, ISOLATION_MODES);
+const SANDBOX = enumChecker(normalizeSandbox, SANDBOX_MODES);
 const THINKING = enumChecker(normalizeThinking, THINKING_LEVELS, true);
 
 const MAX_TURNS: Checker = (raw) =>
@@ -310,6 +313,7 @@ export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
 			model: MODEL,
 			thinking: THINKING,
 			isolation: ISOLATION,
+			sandbox: SANDBOX,
 			persona: TEXT,
 			max_turns: MAX_TURNS,
 			run_in_background: BOOLEAN,
@@ -325,7 +329,7 @@ export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
 		{ output_schema_file: { canonical: "output_schema", check: OUTPUT_SCHEMA_FILE } },
 	),
 	role: table(
-		{ description: TEXT, capability: CAPABILITY, model: MODEL, thinking: THINKING, isolation: ISOLATION, prompt_file: fileChecker(), subagents: SUBAGENTS, budget: BUDGET, verify: VERIFY },
+		{ description: TEXT, capability: CAPABILITY, model: MODEL, thinking: THINKING, isolation: ISOLATION, sandbox: SANDBOX, prompt_file: fileChecker(), subagents: SUBAGENTS, budget: BUDGET, verify: VERIFY },
 		{ ...THINKING_SYNONYMS, default_capability_mode: "capability", default_isolation: "isolation" },
 	),
 	persona: table(

@@ -11,6 +11,7 @@ import { applyBudgetSettings, emptyBudgetSettings } from "./budget-settings.ts";
 import { showValue, validateLayer } from "./keys.ts";
 import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CEILING, readFileUnder, readProblemDiagnostic } from "./read-confined.ts";
 import { type Pos, parseYamlMapping, type RawField, type RawValue } from "./raw.ts";
+import { applySandboxSettings, defaultSandboxSettings } from "./sandbox-settings.ts";
 import { suggestKey } from "./suggest.ts";
 import type { EntryLayer, Scope, Settings, ToolKind, WorktreeInclude } from "./types.ts";
 
@@ -73,6 +74,7 @@ const TOP_KEYS = [
 	"contracts",
 	"maxDepth",
 	"budget",
+	"sandbox",
 ];
 
 const WIDGET_MODES = ["background", "all", "off"] as const;
@@ -100,6 +102,7 @@ export function defaultSettings(): Settings {
 		maxDepth: { value: 2, source: "default" },
 		budget: emptyBudgetSettings(),
 		telemetry: { otlp: null },
+		sandbox: defaultSandboxSettings(),
 		files: [],
 	};
 }
@@ -397,6 +400,13 @@ const SECTIONS: Record<string, (a: FileApply, field: RawField) => void> = {
 	worktree: applyWorktree,
 	ui: applyUiAndContracts,
 	contracts: applyUiAndContracts,
+	sandbox: (a, field) =>
+		applySandboxSettings(a.objectOf(field) ?? [], a.source, a.settings.sandbox, {
+			bad: a.bad,
+			untrusted: a.untrusted,
+			src: a.src,
+			unknown: (entry, known) => a.diagnostics.push(unknown(a.file, entry, known, "sandbox")),
+		}),
 	telemetry: (a, field) => applyTelemetry(a.objectOf(field) ?? [], a.source, a.settings, a),
 	budget: (a, field) =>
 		applyBudgetSettings(field, a.settings.budget, {

@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from "../core/diagnostics.ts";
 import type { BudgetDimension, BudgetValue } from "../core/budget.ts";
-import type { CapabilityMode, IoType, IsolationMode, ThinkingLevel } from "../core/values.ts";
+import type { CapabilityMode, IoType, IsolationMode, SandboxMode, ThinkingLevel } from "../core/values.ts";
 
 export type EntryKind = "definition" | "role" | "persona";
 
@@ -112,6 +112,8 @@ export interface DefinitionKeys {
 	model: string;
 	thinking: ThinkingLevel;
 	isolation: IsolationMode;
+	/** ADR 0150: `off` counts only from user files or a trusted project. */
+	sandbox: SandboxMode;
 	persona: string;
 	max_turns: number;
 	run_in_background: boolean;
@@ -141,6 +143,7 @@ export interface RoleKeys {
 	model: string;
 	thinking: ThinkingLevel;
 	isolation: IsolationMode;
+	sandbox: SandboxMode;
 	prompt_file: FileRef;
 	subagents: "*" | string[];
 	budget: BudgetValue;
@@ -249,6 +252,8 @@ export interface Settings {
 	budget: BudgetSettings;
 	/** `telemetry.otlp`: the OTLP/HTTP endpoint traces go to (user settings or a trusted project only; ADR 0145). */
 	telemetry: { otlp: string | null };
+	/** Settings `sandbox` (ADR 0150): see src/files/sandbox-settings.ts. */
+	sandbox: SandboxSettings;
 	/** The settings files that exist, highest first. */
 	files: string[];
 }
@@ -261,6 +266,20 @@ export interface BudgetSettings {
 	default: SourcedBudget;
 	ceiling: SourcedBudget;
 	session: SourcedBudget;
+}
+
+/**
+ * Settings `sandbox` (ADR 0150). `default` and `env.allow`/`allowNetwork` (which widen access) count
+ * from user settings or a trusted project only — `default: off` too; `denyRead` from any file adds.
+ */
+export interface SandboxSettings {
+	default: Sourced<SandboxMode>;
+	/** Extra paths the child's commands and tools cannot read (`~/` is the home directory). */
+	denyRead: string[];
+	/** Credential-looking variables passed to the child's commands anyway. */
+	envAllow: string[];
+	/** Domains the child's commands may reach (none by default). */
+	allowNetwork: string[];
 }
 
 /** Settings `worktree` (docs/isolation.md). The optional keys are absent unless a file set them. */

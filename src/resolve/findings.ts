@@ -33,6 +33,7 @@ export const REFUSAL_PRIORITY: readonly RefusalCode[] = [
 	"input-missing",
 	"input-invalid",
 	"output-schema-invalid",
+	"sandbox-unavailable",
 	"model-unresolvable",
 	"budget-exhausted",
 ];

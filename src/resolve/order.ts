@@ -14,6 +14,8 @@ export const ORDER = {
 	isolation: ["request", "definition-floor", "role", "persona", "definition", "default"],
 	// ADR 0087: the request, else settings `worktree.copyUncommitted`, else false.
 	copyUncommitted: ["request", "default"],
+	// ADR 0150: no request layer (a model cannot turn its own sandbox off).
+	sandbox: ["role", "definition", "default"],
 	persona: ["request", "definition"],
 	outputSchema: ["request", "definition"],
 	maxTurns: ["request", "definition", "default"],
@@ -43,6 +45,8 @@ export const CONFIG_FIELDS = [
 	"outputSchema",
 	"isolation",
 	"copyUncommitted",
+	"sandbox",
+	"sandboxed",
 	"tools",
 	"maxTurns",
 	"runInBackground",

@@ -40,5 +40,6 @@ export const REFUSAL_CODES: Readonly<Record<ListedRefusal, RefusalMeaning>> = {
 	"depth-exceeded": { when: "a nested spawn whose depth would pass settings `maxDepth`", explain: true },
 	"type-not-allowed": { when: "a nested spawn of a type the spawning run's `subagents` does not list, or by a run that may not delegate", explain: true },
 	"budget-exhausted": { when: "(at spawn, from the reservation) nothing remains of the parent's or the session's budget in a dimension it limits", explain: false },
+	"sandbox-unavailable": { when: "the type asks for `sandbox: required` and this platform cannot sandbox (no bubblewrap, socat or ripgrep on Linux); the message gives the install hint", explain: false },
 	"worktree-unavailable": { when: "the spawn asks for `isolation: worktree` and no worktree can be made (no git, not a repository, git failed); `explain` shows it as a warning", explain: false },
 };

@@ -19,6 +19,7 @@ import { resolveCapability, resolveCopyUncommitted, resolveIsolation, resolveRun
 import { resolveInputs, resolveOutputs } from "./inputs.ts";
 import { resolveModel, resolveThinking } from "./model.ts";
 import { resolveResume } from "./resume.ts";
+import { resolveSandbox } from "./sandbox.ts";
 import { CONFIG_FIELDS } from "./order.ts";
 import { resolveOutputSchema } from "./output-schema.ts";
 import { derived, NOTHING, present } from "./slots.ts";
@@ -109,7 +110,8 @@ export function resolve(input: ResolveInput): ResolveResult {
 	const copyUncommitted = resolveCopyUncommitted(ctx, isolation.trace.value);
 	const runFields = resolveRunFields(ctx);
 	const asked = capability.capped ? { asked: capability.capped.asked as CapabilityMode | null } : {};
-	const selected = resolveTools(ctx, { mode: capability.value as CapabilityMode | null, source: capability.source, ...asked });
+	const sandbox = resolveSandbox(ctx);
+	const selected = resolveTools(ctx, { mode: capability.value as CapabilityMode | null, source: capability.source, ...asked }, sandbox.sandboxed.value === true);
 	const delegation = resolveDelegation(ctx, selected.namesSubagent);
 	const tools = capTools(selected.trace, spawner, (delegation.value as { allowed: boolean }).allowed, selected.asked);
 	const isolationLayer = isolation.trace.capped ? "parent" : isolation.trace.layer;
@@ -128,6 +130,8 @@ export function resolve(input: ResolveInput): ResolveResult {
 		capabilityMode: capability,
 		isolation: isolation.trace,
 		copyUncommitted,
+		sandbox: sandbox.mode,
+		sandboxed: sandbox.sandboxed,
 		tools,
 		cwd: cwd.trace,
 		inputs,
@@ -161,6 +165,8 @@ type PickedFields = Pick<
 	| "capabilityMode"
 	| "isolation"
 	| "copyUncommitted"
+	| "sandbox"
+	| "sandboxed"
 	| "tools"
 	| "maxTurns"
 	| "runInBackground"
@@ -201,6 +207,8 @@ function assembleTrace(ctx: ResolutionContext, persona: PersonaOutcome, role: { 
 		outputSchema: picked.outputSchema,
 		isolation: picked.isolation,
 		copyUncommitted: picked.copyUncommitted,
+		sandbox: picked.sandbox,
+		sandboxed: picked.sandboxed,
 		tools: picked.tools,
 		maxTurns: picked.maxTurns,
 		runInBackground: picked.runInBackground,

@@ -61,6 +61,8 @@ export function resolveResume(input: ResolveInput): ResolveResult {
 		depth: stored.config.depth ?? 1,
 		delegation: stored.config.delegation ?? { allowed: false, subagents: [], reason: "the run was recorded before nesting existed", maxDepth: loaded.settings.maxDepth.value },
 		budget: stored.config.budget ?? { ...UNLIMITED },
+		sandbox: stored.config.sandbox ?? "auto",
+		sandboxed: stored.config.sandboxed ?? input.parent.sandbox?.available === true,
 	};
 	const diagnostics: Diagnostic[] = [];
 	const ignored: IgnoredRequestValue[] = [];

@@ -25,6 +25,7 @@ function toolNameHint(unavailable: readonly string[], universe: readonly string[
 export function resolveTools(
 	ctx: ResolutionContext,
 	capability: { mode: CapabilityMode | null; source: string; asked?: CapabilityMode | null },
+	sandboxed = false,
 ): { trace: TraceEntry; namesSubagent: boolean; asked: string[] | null } {
 	const { definition, input } = ctx;
 	const loaded = input.loaded;
@@ -54,7 +55,7 @@ export function resolveTools(
 	// Rules read from another tool's deny list or tool map (ADR 0072) only take tools away.
 	const rules = definition.keys.tool_rules;
 	const allowed = rules ? applyToolRules(selection.tools, rules.value) : selection.tools;
-	const filtered = filterByCapability(allowed, capability.mode, toolKinds);
+	const filtered = filterByCapability(allowed, capability.mode, toolKinds, sandboxed);
 	if (filtered.droppedUnknown.length > 0) {
 		ctx.diagnostics.add("tools", {
 			severity: "warning",
@@ -66,6 +67,6 @@ export function resolveTools(
 	}
 	const trace = toolsKey ? derived(filtered.tools, "definition", toolsKey.source) : derived(filtered.tools, "parent", "parent");
 	// Under a spawner's narrower capability: what the child's own mode would have kept, for the trace.
-	const asked = capability.asked === undefined ? null : filterByCapability(allowed, capability.asked, toolKinds).tools;
+	const asked = capability.asked === undefined ? null : filterByCapability(allowed, capability.asked, toolKinds, sandboxed).tools;
 	return { trace, namesSubagent, asked };
 }

@@ -115,12 +115,14 @@ export function filterByCapability(
 	tools: readonly string[],
 	mode: CapabilityMode | null,
 	toolKinds: Readonly<Record<string, ToolKind>> = {},
+	/** ADR 0150: the child's bash runs in the OS sandbox, where it cannot write outside its roots. */
+	sandboxedShell = false,
 ): CapabilityFilterResult {
 	const keeps = mode === null ? null : MODE_KEEPS[mode];
 	if (keeps === null) return { tools: [...tools], droppedUnknown: [], droppedKnown: [] };
 	const result: CapabilityFilterResult = { tools: [], droppedUnknown: [], droppedKnown: [] };
 	for (const tool of tools) {
-		const kind = toolKind(tool, toolKinds);
+		const kind = sandboxedShell && tool === "bash" ? "read" : toolKind(tool, toolKinds);
 		if (kind !== null && keeps.has(kind)) result.tools.push(tool);
 		else if (kind === null) result.droppedUnknown.push(tool);
 		else result.droppedKnown.push(tool);

@@ -4,7 +4,7 @@
  */
 import type { Budget, BudgetDimension } from "../core/budget.ts";
 import type { Diagnostic } from "../core/diagnostics.ts";
-import type { CapabilityMode, IoType, IsolationMode, ThinkingLevel } from "../core/values.ts";
+import type { CapabilityMode, IoType, IsolationMode, SandboxMode, ThinkingLevel } from "../core/values.ts";
 import type { FileRef, IoSpec, LoadResult, ToolKind } from "../files/types.ts";
 
 /**
@@ -55,6 +55,22 @@ export interface ParentFacts {
 	 * undefined or null that check is skipped (no repository is the worktree feasibility check's).
 	 */
 	repoRoot?: string | null;
+	/** Whether pi trusts the project: a project file's `sandbox: off` counts only then (ADR 0150). */
+	projectTrusted?: boolean;
+	/**
+	 * The OS sandbox as the host found this platform (ADR 0150). Absent: not checked — nothing is
+	 * sandboxed and nothing is said (pure tests, hosts that never run commands).
+	 */
+	sandbox?: SandboxPlatform;
+}
+
+/** What the host found of the OS sandbox on this machine. */
+export interface SandboxPlatform {
+	available: boolean;
+	/** Why not (`bwrap is not on PATH`), null when available. */
+	reason: string | null;
+	/** What to do about it (the install hint). */
+	hint: string;
 }
 
 /** The answer of the model catalog for one name. */
@@ -183,6 +199,10 @@ export interface EffectiveConfig {
 	/** The JSON Schema of the child's `submit_result` (request > definition), or null. */
 	outputSchema: Record<string, unknown> | null;
 	isolation: IsolationMode;
+	/** `sandbox` (role > definition > settings `sandbox.default` > auto, ADR 0150). */
+	sandbox?: SandboxMode;
+	/** Whether the child's tools run inside the OS sandbox (the mode, and what the platform can); absent in older records. */
+	sandboxed?: boolean;
 	/** Whether a worktree starts from HEAD plus the parent's uncommitted changes (ADR 0087). */
 	copyUncommitted: boolean;
 	tools: string[];
@@ -259,7 +279,8 @@ export type RefusalCode =
 	| "output-schema-invalid"
 	| "type-not-allowed"
 	| "depth-exceeded"
-	| "budget-exhausted";
+	| "budget-exhausted"
+	| "sandbox-unavailable";
 
 export interface Refusal {
 	code: RefusalCode;

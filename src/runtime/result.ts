@@ -23,6 +23,8 @@ const RESOLUTION_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
 	"thinking-clamped",
 	"request-ignored",
 	"worktree-unavailable",
+	"sandbox-unavailable",
+	"sandbox-blocked",
 	"input-unknown",
 	"extension-error",
 	"steer-undelivered",
@@ -68,6 +70,8 @@ export interface RunResult {
 	capabilityMode: string | null;
 	persona: string | null;
 	tools: string[];
+	/** Whether the child's tools ran in the OS sandbox (ADR 0150); null for runs from before it. */
+	sandboxed: boolean | null;
 	requestedVsUsed: RequestedVsUsed[];
 	/**
 	 * The persona's outputs and the structured result as checked when the run ended (ADR 0099):
@@ -167,6 +171,7 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		capabilityMode: run.config.capabilityMode,
 		persona: run.config.persona,
 		tools: [...run.config.tools],
+		sandboxed: run.config.sandboxed ?? null,
 		requestedVsUsed: requestedVsUsed(run),
 		contract: run.contract === null ? null : structuredClone(run.contract),
 		structured: run.structured ?? null,
@@ -208,6 +213,13 @@ export function formatUsage(usage: RunRecord["usage"]): string {
 	return `${n(usage.input)} in / ${n(usage.output)} out${cache}, $${usage.cost.toFixed(4)}`;
 }
 
+/** Whether the child ran in the OS sandbox (its blocked attempts are among the warnings). */
+function sandboxLine(sandboxed: boolean): string {
+	return sandboxed
+		? "Sandbox: sandboxed — its commands and file tools could write only in its working tree and temp dir, read none of your secrets, reach no network."
+		: "Sandbox: not sandboxed — its tools ran with your access.";
+}
+
 /**
  * The text the parent model reads for a finished run; pi also shows it to the person, so control
  * characters in the child's output are shown escaped (ADR 0075; `details` keeps the exact text).
@@ -220,6 +232,7 @@ export function formatResult(result: RunResult): string {
 	lines.push(
 		`Model ${show(result.model)}, thinking ${show(result.thinking)}, capability ${result.capabilityMode ?? "unset (no filter)"}${result.persona ? `, persona ${result.persona}` : ""}; tools: ${result.tools.join(", ") || "none"}.`,
 	);
+	if (result.sandboxed !== null) lines.push(sandboxLine(result.sandboxed));
 	lines.push(
 		`${counted(result.turns, "turn")}, ${counted(result.toolUses, "tool use")}, ${result.durationMs === null ? "not started" : `${(result.durationMs / 1000).toFixed(1)}s`}, ${formatUsage(result.usage)}.`,
 	);

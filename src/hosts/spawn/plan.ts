@@ -21,6 +21,7 @@ import { spawnReader } from "../../resolve/spawn-reader.ts";
 import type { ModelCatalog, ParentFacts, ResolveResult, SpawnRequest, StoredRun } from "../../resolve/types.ts";
 import type { ChildHandle } from "../../runtime/pi/child-session.ts";
 import type { SpawnPlan } from "../../runtime/runs.ts";
+import { type ChildSandbox, childSandboxFor, sandboxFacts, withSandbox } from "../../sandbox/spawn-sandbox.ts";
 
 /** What the parent session had when the child is spawned (plain data, recorded per spawn). */
 export interface ParentSnapshot {
@@ -48,6 +49,8 @@ export type ChildFactory = (options: {
 	maxTurns: number | null;
 	/** The JSON Schema of the child's `submit_result`, or null. */
 	outputSchema: Record<string, unknown> | null;
+	/** The child's OS sandbox (ADR 0150): its tools replace pi's built-ins; null when unsandboxed. */
+	sandbox: ChildSandbox | null;
 }) => Promise<ChildHandle>;
 
 /** The agent dir and home of this process, as pi and the loader see them. */
@@ -122,7 +125,7 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 		request,
 		type: typeof request.subagent_type === "string" ? request.subagent_type : null,
 		loaded,
-		parent: parent.facts,
+		parent: sandboxFacts(parent),
 		models: options.models,
 		reader: spawnReader,
 		toolKinds: loaded.settings.toolKinds,
@@ -160,10 +163,12 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 		resumeOf: typeof request.resume === "string" ? request.resume : null,
 		repairContract: loaded.settings.contracts.repair,
 		async createChild(_run, cwd, resumeFile) {
-			if (!config.model) throw new Error("no model resolved");
+			const model = config.model;
+			if (!model) throw new Error("no model resolved");
 			const assembled = buildPrompt(cwd, cwd === childCwd ? null : parent.cwd);
-			return options.createChild({
-				model: config.model,
+			const sandbox = await childSandboxFor({ config, cwd, isolated: cwd !== childCwd, parent, loaded });
+			return withSandbox(sandbox, () => options.createChild({
+				model,
 				thinking,
 				cwd,
 				systemPrompt: assembled.text,
@@ -171,7 +176,8 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 				resumeFile,
 				maxTurns: config.maxTurns,
 				outputSchema: config.outputSchema ?? null,
-			});
+				sandbox,
+			}));
 		},
 	};
 }

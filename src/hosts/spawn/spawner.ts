@@ -196,6 +196,7 @@ function childFactory(base: ChildSessionBase): ChildFactory {
 			forkFile: base.forkFile,
 			turnLimit: child.maxTurns,
 			resultTool: child.outputSchema ? resultTool(child.outputSchema) : null,
+			customTools: child.sandbox?.tools, // ADR 0150
 		});
 	};
 }

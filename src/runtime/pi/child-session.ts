@@ -16,6 +16,7 @@ import {
 	SessionManager,
 	SettingsManager,
 	type Skill,
+	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
 import type { Diagnostic } from "../../core/diagnostics.ts";
 import type { ThinkingLevel } from "../../core/values.ts";
@@ -75,6 +76,8 @@ export interface ChildSessionOptions {
 	turnLimit?: number | null;
 	/** The `submit_result` tool of a child with an `output_schema` (always allowed; not in `tools`). */
 	resultTool?: ResultTool | null;
+	/** Tools that replace pi's built-ins of the same name (the OS sandbox's, ADR 0150). */
+	customTools?: ToolDefinition[];
 	/** Directory the new transcript goes into. */
 	sessionDir: string;
 	/** A transcript to continue instead of starting a new one (resume). */
@@ -195,6 +198,7 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		thinkingLevel: options.thinkingLevel,
 		resourceLoader: childResourceLoader(options.systemPrompt, options.skills, () => extensions),
 		tools: result ? [...options.tools, SUBMIT_RESULT_TOOL] : [...options.tools],
+		customTools: options.customTools,
 		sessionManager,
 		settingsManager,
 	});

@@ -28,6 +28,8 @@ export const FIELD_LABELS: Record<Field, string> = {
 	outputSchema: "result schema",
 	isolation: "isolation",
 	copyUncommitted: "copy uncommitted changes",
+	sandbox: "sandbox",
+	sandboxed: "runs sandboxed",
 	tools: "tools",
 	maxTurns: "max turns",
 	runInBackground: "background",

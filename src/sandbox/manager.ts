@@ -1,0 +1,80 @@
+/**
+ * The one initialisation of @anthropic-ai/sandbox-runtime per parent process (ADR 0150), loaded on
+ * first use, and the wrap of one child's commands. The library's session config holds no policy
+ * of its own: every child's policy is the per-wrap `customConfig`. Its network filter (the proxy)
+ * starts with the session; a child with no network gets no bridge into it — only bubblewrap's
+ * `--unshare-net` (ADR 0151).
+ */
+import type { SandboxRuntimeConfig } from "@anthropic-ai/sandbox-runtime";
+import type { SandboxPolicy } from "../resolve/sandbox-policy.ts";
+
+type Library = typeof import("@anthropic-ai/sandbox-runtime");
+let started: Promise<Library["SandboxManager"]> | null = null;
+/** How long the one start took (bench, results), ms. */
+export let startupMs: number | null = null;
+
+/** Starts the library once per process; later calls get the same manager. */
+export function sandboxManager(): Promise<Library["SandboxManager"]> {
+	if (!started) {
+		started = (async () => {
+			const begun = performance.now();
+			const { SandboxManager } = await import("@anthropic-ai/sandbox-runtime");
+			// No session-wide network list: a child's network is decided per wrap (undefined is the
+			// library's "no network config", which its schema types as required).
+			const base = { network: { allowedDomains: undefined as unknown as string[], deniedDomains: [] }, filesystem: { denyRead: [], allowWrite: [], denyWrite: [] } };
+			await SandboxManager.initialize(base as SandboxRuntimeConfig);
+			startupMs = performance.now() - begun;
+			return SandboxManager;
+		})();
+		started.catch(() => (started = null));
+	}
+	return started;
+}
+
+/** The command every wrap runs: the real command comes in this variable, so one wrap serves every call. */
+export const COMMAND_VARIABLE = "CADRE_SANDBOX_COMMAND";
+
+/** One child's wrapped shell command, computed once: run it with {@link COMMAND_VARIABLE} set. */
+export interface ChildWrap {
+	command: string;
+	/** The network allow-list id registered for the child (unregister on dispose), or null. */
+	networkId: string | null;
+}
+
+/**
+ * Wraps the fixed command for `policy` (extra write denies: files hard-linked into the write roots).
+ * Linux without network: bubblewrap's `--unshare-net` is added to the wrap and no proxy socket is bound.
+ */
+export async function wrapChild(policy: SandboxPolicy, extraDenied: readonly string[]): Promise<ChildWrap> {
+	const manager = await sandboxManager();
+	const filesystem = {
+		denyRead: [...policy.denyRead, ...extraDenied],
+		allowRead: [...policy.allowRead],
+		allowWrite: [...policy.write],
+		denyWrite: [...extraDenied],
+	};
+	const inner = `eval "$${COMMAND_VARIABLE}"`;
+	if (policy.network.length > 0) {
+		const networkId = (await import("node:crypto")).randomBytes(16).toString("base64url");
+		manager.registerCommandNetworkLists(networkId, { allowedDomains: [...policy.network] });
+		const command = await manager.wrapWithSandbox(inner, "bash", { filesystem, network: { allowedDomains: [], deniedDomains: [] } } as Partial<SandboxRuntimeConfig>, undefined, { commandId: networkId });
+		return { command, networkId };
+	}
+	if (process.platform !== "linux") {
+		// macOS: the profile routes through the proxy, whose empty list refuses every connection.
+		const command = await manager.wrapWithSandbox(inner, "bash", { filesystem, network: { allowedDomains: [], deniedDomains: [] } } as Partial<SandboxRuntimeConfig>);
+		return { command, networkId: null };
+	}
+	const command = await manager.wrapWithSandbox(inner, "bash", { filesystem } as Partial<SandboxRuntimeConfig>);
+	const start = /^(\S*bwrap) /.exec(command);
+	// Fail closed: a wrap cadre cannot add the network cut to never runs.
+	if (!start) throw new Error("cadre: the sandbox wrap does not start bubblewrap; refusing to run without the network cut");
+	return { command: `${start[1]} --unshare-net ${command.slice(start[0].length)}`, networkId: null };
+}
+
+/** Releases what {@link wrapChild} took (the network list; the library's mount points). */
+export async function releaseChild(wrap: ChildWrap): Promise<void> {
+	const manager = await sandboxManager();
+	if (wrap.networkId) manager.unregisterCommandNetworkLists(wrap.networkId);
+	manager.cleanupAfterCommand();
+}
