@@ -44,6 +44,8 @@ const EVIL_FILES = {
 	[`project/.pi/agents/${EVIL_NAME}.md`]: "---\ndescription: x\n---\nbody\n",
 	"project/.pi/agents/keys.md": `---\ndescription: "clear \\e[2J here"\n"title\\e]0;owned\\a": 1\nmodel: "\\e]8;;http://evil\\e\\\\link"\n---\nBody \x1b[2J \x9b31m \u202eevil\n`,
 	"project/.pi/agents/broken.md": "---\nmodel: [\x1b[2J\n---\n",
+	// A file with no error: its prompt is shown (keys.md, with an unknown key, is refused file-invalid).
+	"project/.pi/agents/body.md": `---\ndescription: "clear \\e[2J here"\n---\nBody \x1b[2J \x9b31m \u202eevil\n`,
 };
 const PARENT = ["--parent-model", "test/parent-model"];
 
@@ -76,13 +78,16 @@ describe("human output shows control characters escaped", () => {
 
 		it(`prompt (${mode})`, async () => {
 			const root = tree({ ...EVIL_FILES, "project/AGENTS.md": "Context \x1b]0;t\x07 here\r\n" });
-			const run = await cadre(root, ["prompt", "keys", ...PARENT], color);
+			const refused = await cadre(root, ["prompt", "keys", ...PARENT], color);
+			expect(refused.out + refused.err).toContain("file-invalid");
+			expectShownOnly(refused);
+			const run = await cadre(root, ["prompt", "body", ...PARENT], color);
 			expect(run.out).toContain("Body \\x1b[2J \\x9b31m \\u202eevil");
 			expect(run.out).toContain("Context \\x1b]0;t\\x07 here\n");
 			expectShownOnly(run);
 			const parentPrompt = join(root, "parent.txt");
 			writeFileSync(parentPrompt, "You are pi \x1b[2J.\n");
-			expectShownOnly(await cadre(root, ["prompt", "keys", ...PARENT, "--parent-prompt", parentPrompt], color));
+			expectShownOnly(await cadre(root, ["prompt", "body", ...PARENT, "--parent-prompt", parentPrompt], color));
 		});
 	}
 
