@@ -10,6 +10,8 @@ import type { SandboxPolicy } from "../resolve/sandbox-policy.ts";
 
 type Library = typeof import("@anthropic-ai/sandbox-runtime");
 let started: Promise<Library["SandboxManager"]> | null = null;
+/** Children whose wrap is held (between {@link wrapChild} and {@link releaseChild}). */
+let liveWraps = 0;
 /** How long the one start took (bench, results), ms. */
 export let startupMs: number | null = null;
 
@@ -47,6 +49,16 @@ export interface ChildWrap {
  */
 export async function wrapChild(policy: SandboxPolicy, extraDenied: readonly string[]): Promise<ChildWrap> {
 	const manager = await sandboxManager();
+	liveWraps++;
+	try {
+		return await wrapWith(manager, policy, extraDenied);
+	} catch (error) {
+		liveWraps--;
+		throw error;
+	}
+}
+
+async function wrapWith(manager: Library["SandboxManager"], policy: SandboxPolicy, extraDenied: readonly string[]): Promise<ChildWrap> {
 	const filesystem = {
 		denyRead: [...policy.denyRead, ...extraDenied],
 		allowRead: [...policy.allowRead],
@@ -75,6 +87,18 @@ export async function wrapChild(policy: SandboxPolicy, extraDenied: readonly str
 /** Releases what {@link wrapChild} took (the network list; the library's mount points). */
 export async function releaseChild(wrap: ChildWrap): Promise<void> {
 	const manager = await sandboxManager();
+	liveWraps = Math.max(0, liveWraps - 1);
 	if (wrap.networkId) manager.unregisterCommandNetworkLists(wrap.networkId);
 	manager.cleanupAfterCommand();
+}
+
+/**
+ * A host (a pi session, `cadre run`) is closing: when no child holds a wrap, the library's session
+ * (its proxy servers, which keep the process alive) is ended; the next child starts it again.
+ */
+export async function closeSandboxWhenIdle(): Promise<void> {
+	if (!started || liveWraps > 0) return;
+	const manager = await started.catch(() => null);
+	started = null;
+	await manager?.reset().catch(() => {});
 }

@@ -6,6 +6,7 @@
 import { resolve as resolvePath } from "node:path";
 import { safeLine, safeText } from "../../core/terminal-text.ts";
 import { wrapLine } from "../../core/wrap.ts";
+import { closeSandboxWhenIdle } from "../../sandbox/manager.ts";
 import { telemetryConfig } from "../../telemetry/config.ts";
 import { createTelemetry, type Telemetry } from "../../telemetry/telemetry.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
@@ -173,6 +174,7 @@ export async function openRunSession(opts: RunCommandOptions, io: CliIo): Promis
 			// Every run has ended: what is buffered is exported before the process exits.
 			await telemetry.shutdown();
 			await parent.dispose();
+			await closeSandboxWhenIdle();
 		},
 	};
 }

@@ -3,6 +3,7 @@
  * worktree recovery), each agent start (pi's prompt options), the parent's own writes (for the
  * escape check), turns and settling (notifications), and shutdown (every run stopped).
  */
+import { closeSandboxWhenIdle } from "../../sandbox/manager.ts";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { safeText } from "../../core/terminal-text.ts";
 import { counted } from "../../runtime/result.ts";
@@ -65,6 +66,7 @@ export function registerSessionEvents(host: ExtensionHost, service: CadreService
 		const going = s.registry.own().filter((run) => run.endedAt === null);
 		await s.registry.stopAll();
 		await host.telemetry.shutdown();
+		await closeSandboxWhenIdle();
 		if (singleShot(ctx.mode)) for (const line of stoppedAtExit(going, event.reason)) process.stderr.write(line);
 	});
 }
