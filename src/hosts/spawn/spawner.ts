@@ -23,6 +23,7 @@ import { createWorktreeIsolation } from "../../isolation/worktree-hooks.ts";
 import { SPAWN_TOOLS } from "./tool-names.ts";
 import { type ChildFactory, loadFor, type ParentSnapshot, planSpawn } from "./plan.ts";
 import { parentSnapshot } from "./parent-snapshot.ts";
+import { createLoadCache, type LoadCache } from "./load-cache.ts";
 
 /** Options for {@link createSpawner}. */
 export interface SpawnerOptions {
@@ -86,6 +87,8 @@ interface SpawnerState {
 	childExtensionSet: Promise<ChildExtensionSet> | null;
 	/** The git root of each cwd seen, found once per cwd. */
 	repoRoots: Map<string, string | null>;
+	/** The files, loaded again only when one of their inputs changed (issue 28). */
+	loads: LoadCache;
 }
 
 /** The files for the parent's cwd, or null when they cannot be loaded. */
@@ -215,8 +218,8 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
 	const skills = (options.promptOptions()?.skills ?? []) as Skill[];
 	const projectTrusted = ctx.isProjectTrusted();
-	const loadedNow = loadFor({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted });
-	// Definitions are re-read at every spawn.
+	// Definitions are re-read at every spawn where a file or folder they come from changed.
+	const loadedNow = await state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted });
 	state.lastLoaded = loadedNow;
 	options.onLoaded?.(loadedNow);
 	const runtime = parentModelRuntime(ctx);
@@ -262,7 +265,7 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 	// The isolation hook asks for the files as last loaded, which the state holds once it exists.
 	let created: SpawnerState | undefined;
 	const registry = parentRegistry(options, loaded, () => (created ? created.lastLoaded : loaded));
-	created = { options, registry, lastLoaded: loaded, resuming: new Set(), childExtensionSet: null, repoRoots: new Map() };
+	created = { options, registry, lastLoaded: loaded, resuming: new Set(), childExtensionSet: null, repoRoots: new Map(), loads: createLoadCache(loadFor) };
 	return {
 		registry,
 		snapshot: (set) => snapshot(created, set),
