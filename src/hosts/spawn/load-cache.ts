@@ -7,10 +7,11 @@
  * input, in parallel, off the main thread; a load (synchronous, src/files/load.ts) runs only on a
  * miss.
  */
-import { readdir, stat } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { KIND_DIRS } from "../../files/discovery.ts";
 import type { LoadResult } from "../../files/types.ts";
+import { racySince, statKey as keyOf } from "../../runtime/stat-key.ts";
 
 /** Where a parent's files are loaded from. */
 export interface LoadInputs {
@@ -34,29 +35,6 @@ interface Cached {
 	/** Null when the result must not be reused (an input changed around its load). */
 	key: string | null;
 	result: LoadResult;
-}
-
-/**
- * A change this close (ns) to the load may share its timestamp with a later edit (the file system's
- * clock is coarse): such a result is used once and not kept, as git does with "racily clean" files.
- */
-const RACY_NS = 100_000_000n;
-
-/** One input's stat as a string ("-" when it does not exist), and its last change (ns). */
-async function signature(path: string): Promise<{ text: string; changed: bigint }> {
-	try {
-		const s = await stat(path, { bigint: true });
-		return { text: `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, changed: s.ctimeNs > s.mtimeNs ? s.ctimeNs : s.mtimeNs };
-	} catch {
-		return { text: "-", changed: 0n };
-	}
-}
-
-/** The key of `paths`, or null when one of them changed after `since` (ns; the key could miss an edit). */
-async function keyOf(paths: readonly string[], since?: bigint): Promise<string | null> {
-	const all = await Promise.all(paths.map(signature));
-	if (since !== undefined && all.some((one) => one.changed >= since)) return null;
-	return all.map((one) => one.text).join("|");
 }
 
 /** The directories from `cwd` up to `top` (both included; only `cwd` when `top` is not above it). */
@@ -94,7 +72,7 @@ export function createLoadCache(load: (inputs: LoadInputs) => LoadResult): LoadC
 		async get(inputs) {
 			const id = JSON.stringify(inputs);
 			if (cached?.key && cached.inputs === id && (await keyOf(cached.paths)) === cached.key) return cached.result;
-			const started = BigInt(Date.now()) * 1_000_000n - RACY_NS;
+			const started = racySince();
 			const result = load(inputs);
 			const paths = await inputsOf(inputs, result);
 			// An input that changed around the load may not be in its result: not kept.
