@@ -73,6 +73,8 @@ export interface Spawner {
 	load(): LoadResult | null;
 	/** The files as last loaded (at creation, then at every spawn), or null when they could not be. */
 	loaded(): LoadResult | null;
+	/** The files for the parent's cwd through the spawner's cache (issue 28), or null when they cannot be loaded. */
+	loadCached(): Promise<LoadResult | null>;
 }
 
 /** What one parent's spawner holds. */
@@ -259,6 +261,13 @@ async function start(state: SpawnerState, request: SpawnRequest, startOptions: S
 	}
 }
 
+/** The files through the cache, or null when they cannot be loaded. */
+async function cachedLoad(state: SpawnerState): Promise<LoadResult | null> {
+	const ctx = state.options.ctx();
+	const { agentDir, homeDir } = state.options;
+	return state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: ctx.isProjectTrusted() }).catch(() => null);
+}
+
 /** The spawner of one parent session. */
 export function createSpawner(options: SpawnerOptions): Spawner {
 	const loaded = safeLoad(options);
@@ -271,6 +280,7 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 		snapshot: (set) => snapshot(created, set),
 		load: () => safeLoad(options),
 		loaded: () => created.lastLoaded,
+		loadCached: () => cachedLoad(created),
 		start: (request, startOptions = {}) => start(created, request, startOptions),
 	};
 }
