@@ -118,7 +118,8 @@ export function ensure(host: ExtensionHost, ctx: ExtensionContext): SessionState
 			}
 			refreshDescription(host, host.state?.ctx ?? ctx, loaded);
 		},
-		emit: (event, payload) => pi.events.emit(event, structuredClone(payload)),
+		// Every payload is a fresh copy made once for its event (runs/events.ts `eventPayload`).
+		emit: (event, payload) => pi.events.emit(event, payload),
 		onChange: () => host.ui?.onChange(),
 		onTerminal: (run) => onTerminal(host, run),
 	});
