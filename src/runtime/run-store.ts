@@ -123,5 +123,5 @@ export function saveRunNow(dir: string, run: RunRecord): string | null {
 
 /** The registry's record writer for records in `dir`. */
 export function recordWriter(dir: string): RecordWriter {
-	return { save: (run) => saveRun(dir, run), saveNow: (run) => saveRunNow(dir, run), saveEnd: (run) => saveRun(dir, run) };
+	return { save: (run) => saveRun(dir, run), saveNow: (run) => saveRunNow(dir, run) };
 }

@@ -68,19 +68,30 @@ async function inputsOf(inputs: LoadInputs, result: LoadResult): Promise<string[
 /** A cache over `load` (the loader), for one parent. */
 export function createLoadCache(load: (inputs: LoadInputs) => LoadResult): LoadCache {
 	let cached: Cached | null = null;
+	/** The check in flight: spawns asked for at once (one parent message) share one check. */
+	let pending: { id: string; result: Promise<LoadResult> } | null = null;
+	const check = async (inputs: LoadInputs, id: string): Promise<LoadResult> => {
+		if (cached?.key && cached.inputs === id && (await keyOf(cached.paths)) === cached.key) return cached.result;
+		const started = racySince();
+		const result = load(inputs);
+		const paths = await inputsOf(inputs, result);
+		// An input that changed around the load may not be in its result: not kept.
+		cached = { inputs: id, paths, key: await keyOf(paths, started), result };
+		return result;
+	};
 	return {
-		async get(inputs) {
+		get(inputs) {
 			const id = JSON.stringify(inputs);
-			if (cached?.key && cached.inputs === id && (await keyOf(cached.paths)) === cached.key) return cached.result;
-			const started = racySince();
-			const result = load(inputs);
-			const paths = await inputsOf(inputs, result);
-			// An input that changed around the load may not be in its result: not kept.
-			cached = { inputs: id, paths, key: await keyOf(paths, started), result };
+			if (pending?.id === id) return pending.result;
+			const result = check(inputs, id).finally(() => {
+				if (pending?.result === result) pending = null;
+			});
+			pending = { id, result };
 			return result;
 		},
 		clear() {
 			cached = null;
+			pending = null;
 		},
 	};
 }

@@ -12,10 +12,11 @@ type Settings = ReturnType<SettingsManager["getSettings"]>;
 import { racySince, statKey } from "../stat-key.ts";
 
 const read = new Map<string, { key: string | null; settings: Settings }>();
+/** Checks in flight: children started at once share one. */
+const checking = new Map<string, Promise<Settings>>();
 
-/** A child's settings manager: the settings at `cwd` (project) and `agentDir` (user), in memory. */
-export async function childSettingsManager(cwd: string, agentDir: string, projectTrusted: boolean): Promise<SettingsManager> {
-	const id = JSON.stringify([cwd, agentDir, projectTrusted]);
+/** The settings for `id`, read again when a file's stat changed. */
+async function current(id: string, cwd: string, agentDir: string, projectTrusted: boolean): Promise<Settings> {
 	const files = [join(agentDir, "settings.json"), join(cwd, ".pi", "settings.json")];
 	let hit = read.get(id);
 	if (!hit?.key || (await statKey(files)) !== hit.key) {
@@ -24,5 +25,16 @@ export async function childSettingsManager(cwd: string, agentDir: string, projec
 		hit = { key: await statKey(files, since), settings };
 		read.set(id, hit);
 	}
-	return SettingsManager.inMemory(structuredClone(hit.settings), { projectTrusted });
+	return hit.settings;
+}
+
+/** A child's settings manager: the settings at `cwd` (project) and `agentDir` (user), in memory. */
+export async function childSettingsManager(cwd: string, agentDir: string, projectTrusted: boolean): Promise<SettingsManager> {
+	const id = JSON.stringify([cwd, agentDir, projectTrusted]);
+	let settings = checking.get(id);
+	if (!settings) {
+		settings = current(id, cwd, agentDir, projectTrusted).finally(() => checking.delete(id));
+		checking.set(id, settings);
+	}
+	return SettingsManager.inMemory(structuredClone(await settings), { projectTrusted });
 }

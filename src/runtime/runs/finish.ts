@@ -82,7 +82,7 @@ export async function finish(registry: RegistryState, internal: Internal, state:
 	run.activity = run.state;
 	run.currentTool = null;
 	// Written before the terminal event: whoever reacts to it (or a session started next) reads the end.
-	await saveEnd(registry, internal);
+	saveEnd(registry, internal);
 	// A host callback that throws must not keep the run from settling or its slot from coming back.
 	quietly(() => registry.options.emit(run.state === "completed" ? "cadre:completed" : "cadre:failed", eventPayload(run)));
 	quietly(() => registry.options.onTerminal?.(run));

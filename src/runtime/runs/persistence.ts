@@ -47,23 +47,13 @@ export function retryUnsaved(state: RegistryState, writer: RecordWriter): void {
 	}
 }
 
-/** The end's write: the writer's asynchronous `saveEnd` when it has one (ADR 0161), else `saveNow`. */
-async function writeEnd(internal: Internal, writer: RecordWriter): Promise<boolean> {
-	if (!writer.saveEnd) return writeNow(internal, writer);
-	internal.record.persistError = await writer.saveEnd(internal.record).catch(failed);
-	return internal.record.persistError === null;
-}
-
-/**
- * Write the end (call after the write in flight, if any, has settled): it is the last one, and on
- * disk when this resolves.
- */
-export async function saveEnd(state: RegistryState, internal: Internal): Promise<void> {
+/** Write the end (call after the write in flight, if any, has settled): it is the last one. */
+export function saveEnd(state: RegistryState, internal: Internal): void {
 	const records = state.records;
 	if (!records) return;
 	if (internal.saveTimer) clearTimeout(internal.saveTimer);
 	internal.saveTimer = null;
 	internal.dirty = false;
-	if (await writeEnd(internal, records)) retryUnsaved(state, records);
+	if (writeNow(internal, records)) retryUnsaved(state, records);
 	else state.unsaved.add(internal);
 }

@@ -155,11 +155,6 @@ export interface RunRegistryOptions {
 export interface RecordWriter {
 	save(run: RunRecord): Promise<string | null>;
 	saveNow(run: RunRecord): string | null;
-	/**
-	 * The end, written without blocking the main thread (issue 28, ADR 0161); awaited before the
-	 * terminal event, so it is on disk when the event's handlers run. `saveNow` when absent.
-	 */
-	saveEnd?(run: RunRecord): Promise<string | null>;
 }
 
 /** The registry of one parent session's runs. */
