@@ -3,13 +3,17 @@
  * first model request (p50/p95 over 100 spawns, with and without extensions in the child, and the
  * floor — a bare `createAgentSession` child — in the same run); wall time and RSS for 1, 10 and 50
  * concurrent background children; memory retained per finished child; the three tools'
- * description + schema size in tokens (chars/4). All with pi-ai's faux model, offline.
+ * description + schema size in tokens (chars/4); file-system calls per spawn (fs-counter.ts) and
+ * the parent's stored tool result per child (the message as pi keeps it, JSON), each against the
+ * floor (for the result: the child's answer as a bare extension's tool returns it, no details).
+ * `BENCH_N` sets the spawn count (default 100). All with pi-ai's faux model, offline.
  */
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { bareLoader, benchRoot as root, ms, now } from "./support.ts";
+import { fsCalls } from "./fs-counter.ts";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -33,6 +37,20 @@ export default function (pi) {
 	pi.on("tool_call", () => undefined);
 }
 `;
+
+/** What one spawn cycle costs besides time: file calls and the stored tool result (chars of JSON). */
+interface SpawnCosts {
+	fsPerSpawn: number;
+	fsTop: string;
+	resultChars: number;
+}
+const costs: { cadre?: SpawnCosts; floor?: SpawnCosts } = {};
+
+/** The mean size of the parent's stored `subagent` tool results (JSON chars). */
+function storedResultChars(messages: readonly unknown[]): number {
+	const results = messages.filter((m) => (m as { role?: string; toolName?: string }).role === "toolResult" && (m as { toolName?: string }).toolName === "subagent");
+	return results.reduce((sum: number, m) => sum + JSON.stringify(m).length, 0) / Math.max(1, results.length);
+}
 
 /** Spawn overhead through a real parent: tool_call of `subagent` → the child's first request. */
 async function spawnOverhead(count: number, extensions: boolean): Promise<number[]> {
@@ -65,7 +83,10 @@ async function spawnOverhead(count: number, extensions: boolean): Promise<number
 			});
 		},
 	});
-	for (let i = 0; i < count + 5; i++) await parent.session.prompt(`spawn ${i}`);
+	for (let i = 0; i < 5; i++) await parent.session.prompt(`spawn ${i}`);
+	fsCalls.reset();
+	for (let i = 5; i < count + 5; i++) await parent.session.prompt(`spawn ${i}`);
+	if (!extensions) costs.cadre ??= { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(), resultChars: storedResultChars(parent.session.messages) };
 	parent.dispose();
 	return samples.slice(5);
 }
@@ -86,7 +107,9 @@ async function floor(count: number): Promise<number[]> {
 	);
 	const cwd = mkdtempSync(join(root, "floor-"));
 	const loader = bareLoader("You are a bench child.");
+	let floorResult = 0;
 	for (let i = 0; i < count + 5; i++) {
+		if (i === 5) fsCalls.reset();
 		started = now();
 		const { session } = await createAgentSession({
 			cwd,
@@ -100,8 +123,12 @@ async function floor(count: number): Promise<number[]> {
 			settingsManager: SettingsManager.inMemory({}),
 		});
 		await session.prompt("go");
+		// What a bare extension's tool would store for this child: its answer, no details.
+		const answer = session.getLastAssistantText() ?? "";
+		floorResult = JSON.stringify({ role: "toolResult", toolCallId: "call_0000000000", toolName: "subagent", content: [{ type: "text", text: answer }], isError: false, timestamp: Date.now() }).length;
 		session.dispose();
 	}
+	costs.floor = { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(), resultChars: floorResult };
 	return samples.slice(5);
 }
 
@@ -174,7 +201,7 @@ async function toolTokens(): Promise<{ perTool: Record<string, number>; total: n
 }
 
 void describeTurn;
-const N = 100;
+const N = Number(process.env.BENCH_N ?? 100);
 const floorSamples = await floor(N);
 const bare = await spawnOverhead(N, false);
 const withExt = await spawnOverhead(N, true);
@@ -182,6 +209,15 @@ console.log(`spawn overhead (tool call → child's first model request), ${N} sp
 console.log(`  floor (bare createAgentSession child): p50 ${ms(pct(floorSamples, 50))}  p95 ${ms(pct(floorSamples, 95))}`);
 console.log(`  cadre, no child extensions:           p50 ${ms(pct(bare, 50))}  p95 ${ms(pct(bare, 95))}  (target p50 ≤ 3 ms)`);
 console.log(`  cadre, 3 parent extensions in child:  p50 ${ms(pct(withExt, 50))}  p95 ${ms(pct(withExt, 95))}`);
+console.log(`  cadre p50 / floor p50: ×${(pct(bare, 50) / pct(floorSamples, 50)).toFixed(2)}  (target ≤ 1.5)`);
+const { cadre: own, floor: base } = costs;
+if (own && base) {
+	console.log(`file-system calls per spawn cycle (sync + async, fs-counter.ts; target ≤ 40):`);
+	console.log(`  floor: ${base.fsPerSpawn.toFixed(1)}  (${base.fsTop})`);
+	console.log(`  cadre: ${own.fsPerSpawn.toFixed(1)}  (${own.fsTop})`);
+	if (process.env.BENCH_FS_TRACE) console.log(fsCalls.stacks());
+	console.log(`parent's stored tool result per child (JSON chars): floor ${base.resultChars}, cadre ${own.resultChars.toFixed(0)}  ×${(own.resultChars / base.resultChars).toFixed(2)} (target ≤ 2)`);
+}
 console.log("background children (faux model), wall until all finished / RSS after");
 for (const n of [1, 10, 50]) {
 	const { wallMs, rss } = await concurrent(n);

@@ -88,10 +88,24 @@ export function assemblePrompt(input: PromptInput): AssembledPrompt {
 	let offset = 0;
 	for (const [name, text] of parts) {
 		const bytes = Buffer.byteLength(text, "utf8");
-		sections.push({ name, offset, bytes, sha256: createHash("sha256").update(text, "utf8").digest("hex") });
+		sections.push(section(name, offset, bytes, text));
 		offset += bytes + SEPARATOR.length;
 	}
 	return { text: parts.map(([, text]) => text).join(SEPARATOR), sections, diagnostics };
+}
+
+/**
+ * A prompt section whose `sha256` is computed when first read (issue 28: a spawn never reads it;
+ * `cadre prompt`, the record and the tests do). Enumerable, so JSON and copies carry it.
+ */
+function section(name: string, offset: number, bytes: number, text: string): PromptSection {
+	let hash: string | null = null;
+	const out = { name, offset, bytes } as PromptSection;
+	Object.defineProperty(out, "sha256", {
+		enumerable: true,
+		get: () => (hash ??= createHash("sha256").update(text, "utf8").digest("hex")),
+	});
+	return out;
 }
 
 /** Byte offset where section 2 ends (section 1 when there is no section 2): the shared-prefix boundary. */

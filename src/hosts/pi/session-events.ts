@@ -33,10 +33,11 @@ export function registerSessionEvents(host: ExtensionHost, service: CadreService
 	const { pi, notifications } = host;
 	onSessionStart(host, service);
 
-	pi.on("before_agent_start", (event, ctx) => {
+	pi.on("before_agent_start", async (event, ctx) => {
 		const s = ensure(host, ctx);
 		s.promptOptions = event.systemPromptOptions;
-		refreshDescription(host, ctx);
+		// Through the spawner's cache: loaded again only when a file changed (issue 28).
+		refreshDescription(host, ctx, await s.spawner.loadCached());
 		notifications.runStarting();
 	});
 

@@ -4,6 +4,7 @@
  * `subagent` tool, re-registered whenever its description (the loaded definitions) changes. The
  * extension's entry (extension.ts) creates one {@link ExtensionHost}; the other parts take it.
  */
+import type { LoadResult } from "../../files/types.ts";
 import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { SpawnRequest } from "../../resolve/types.ts";
 import { liveCatalog } from "../../runtime/pi/model-catalog.ts";
@@ -123,7 +124,8 @@ export function ensure(host: ExtensionHost, ctx: ExtensionContext): SessionState
 			}
 			refreshDescription(host, host.state?.ctx ?? ctx, loaded);
 		},
-		emit: (event, payload) => pi.events.emit(event, structuredClone(payload)),
+		// Every payload is a fresh copy made once for its event (runs/events.ts `eventPayload`).
+		emit: (event, payload) => pi.events.emit(event, payload),
 		onChange: () => host.ui?.onChange(),
 		onTerminal: (run) => onTerminal(host, run),
 	});
@@ -150,8 +152,14 @@ export function safeLoad(host: ExtensionHost, ctx: ExtensionContext) {
 	}
 }
 
+/** The files the `subagent` description was last built from, per host. */
+const describedLoad = new WeakMap<ExtensionHost, LoadResult>();
+
 /** Re-register `subagent` when its description changed (pi refreshes tools at once). */
 export function refreshDescription(host: ExtensionHost, ctx: ExtensionContext, loaded: ReturnType<typeof safeLoad> = safeLoad(host, ctx)): void {
+	// The spawner's load cache hands the same result while no file changed: built once per result.
+	if (loaded !== null && loaded === describedLoad.get(host)) return;
+	if (loaded !== null) describedLoad.set(host, loaded);
 	const description = subagentDescription(loaded);
 	if (description !== host.lastDescription) {
 		host.lastDescription = description;

@@ -42,6 +42,28 @@ function conversationText(ctx: ExtensionContext, maxChars = 8000): string | null
 	return text ? text.slice(-maxChars) : null;
 }
 
+/** The prompt part of a snapshot: pi hands new prompt options once per parent turn. */
+interface PromptPart {
+	prompt: ParentPrompt;
+	snippets: Record<string, string>;
+	guidelines: Record<string, string[]>;
+}
+const promptParts = new WeakMap<BuildSystemPromptOptions, PromptPart>();
+
+/** The parent's prompt and tool guidance from pi's prompt options, converted once per options object. */
+function promptPart(options: BuildSystemPromptOptions): PromptPart {
+	let part = promptParts.get(options);
+	if (!part) {
+		part = {
+			prompt: { kind: "options", options: parentPromptOptionsFromPi(options, piDocPaths()) },
+			snippets: options.toolSnippets ?? {},
+			guidelines: options.toolGuidelines ?? {},
+		};
+		promptParts.set(options, part);
+	}
+	return part;
+}
+
 /** What the parent has now, with the given child extension set. */
 export function parentSnapshot(source: SnapshotSource, set: ChildExtensionSet): ParentSnapshot {
 	const { pi, ctx, promptOptions } = source;
@@ -54,12 +76,9 @@ export function parentSnapshot(source: SnapshotSource, set: ChildExtensionSet): 
 		.sort();
 	// Before the parent's first prompt (a service spawn) pi has handed no prompt options yet:
 	// pi's own guidance for its built-in tools stands in.
-	const guidance = promptOptions
-		? { snippets: promptOptions.toolSnippets ?? {}, guidelines: promptOptions.toolGuidelines ?? {} }
-		: builtinToolGuidance(ctx.cwd);
-	const prompt: ParentPrompt = promptOptions
-		? { kind: "options", options: parentPromptOptionsFromPi(promptOptions, piDocPaths()) }
-		: { kind: "text", text: ctx.getSystemPrompt(), source: "pi" };
+	const part = promptOptions ? promptPart(promptOptions) : null;
+	const guidance = part ?? builtinToolGuidance(ctx.cwd);
+	const prompt: ParentPrompt = part ? part.prompt : { kind: "text", text: ctx.getSystemPrompt(), source: "pi" };
 	const facts: ParentFacts = {
 		cwd: ctx.cwd,
 		model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,

@@ -24,6 +24,7 @@ import type { RunTelemetry } from "../../telemetry/telemetry.ts";
 import { SPAWN_TOOLS } from "./tool-names.ts";
 import { type ChildFactory, loadFor, type ParentSnapshot, planSpawn } from "./plan.ts";
 import { parentSnapshot } from "./parent-snapshot.ts";
+import { createLoadCache, type LoadCache } from "./load-cache.ts";
 
 /** Options for {@link createSpawner}. */
 export interface SpawnerOptions {
@@ -75,6 +76,8 @@ export interface Spawner {
 	load(): LoadResult | null;
 	/** The files as last loaded (at creation, then at every spawn), or null when they could not be. */
 	loaded(): LoadResult | null;
+	/** The files for the parent's cwd through the spawner's cache (issue 28), or null when they cannot be loaded. */
+	loadCached(): Promise<LoadResult | null>;
 }
 
 /** What one parent's spawner holds. */
@@ -89,6 +92,8 @@ interface SpawnerState {
 	childExtensionSet: Promise<ChildExtensionSet> | null;
 	/** The git root of each cwd seen, found once per cwd. */
 	repoRoots: Map<string, string | null>;
+	/** The files, loaded again only when one of their inputs changed (issue 28). */
+	loads: LoadCache;
 }
 
 /** The files for the parent's cwd, or null when they cannot be loaded. */
@@ -222,8 +227,8 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
 	const skills = (options.promptOptions()?.skills ?? []) as Skill[];
 	const projectTrusted = ctx.isProjectTrusted();
-	const loadedNow = loadFor({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted });
-	// Definitions are re-read at every spawn.
+	// Definitions are re-read at every spawn where a file or folder they come from changed.
+	const loadedNow = await state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted });
 	state.lastLoaded = loadedNow;
 	options.onLoaded?.(loadedNow);
 	const runtime = parentModelRuntime(ctx);
@@ -263,18 +268,26 @@ async function start(state: SpawnerState, request: SpawnRequest, startOptions: S
 	}
 }
 
+/** The files through the cache, or null when they cannot be loaded. */
+async function cachedLoad(state: SpawnerState): Promise<LoadResult | null> {
+	const ctx = state.options.ctx();
+	const { agentDir, homeDir } = state.options;
+	return state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: ctx.isProjectTrusted() }).catch(() => null);
+}
+
 /** The spawner of one parent session. */
 export function createSpawner(options: SpawnerOptions): Spawner {
 	const loaded = safeLoad(options);
 	// The isolation hook asks for the files as last loaded, which the state holds once it exists.
 	let created: SpawnerState | undefined;
 	const registry = parentRegistry(options, loaded, () => (created ? created.lastLoaded : loaded));
-	created = { options, registry, lastLoaded: loaded, resuming: new Set(), childExtensionSet: null, repoRoots: new Map() };
+	created = { options, registry, lastLoaded: loaded, resuming: new Set(), childExtensionSet: null, repoRoots: new Map(), loads: createLoadCache(loadFor) };
 	return {
 		registry,
 		snapshot: (set) => snapshot(created, set),
 		load: () => safeLoad(options),
 		loaded: () => created.lastLoaded,
+		loadCached: () => cachedLoad(created),
 		start: (request, startOptions = {}) => start(created, request, startOptions),
 	};
 }

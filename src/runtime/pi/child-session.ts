@@ -14,7 +14,6 @@ import {
 	type ModelRuntime,
 	type ResourceLoader,
 	SessionManager,
-	SettingsManager,
 	type Skill,
 	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
@@ -22,6 +21,7 @@ import type { Diagnostic } from "../../core/diagnostics.ts";
 import type { ThinkingLevel } from "../../core/values.ts";
 import type { StructuredState } from "../contract.ts";
 import { type ResultTool, SUBMIT_RESULT_TOOL } from "../structured-result.ts";
+import { childSettingsManager } from "./child-settings.ts";
 import { guardExtension, type ToolGuard } from "./capability-guard.ts";
 import { type ChildEvent, translate } from "./child-events.ts";
 import { type ChildMessage, childMessages } from "./conversation.ts";
@@ -161,7 +161,7 @@ function splitModel(runtime: ModelRuntime, id: string) {
  */
 export async function createChildSession(options: ChildSessionOptions): Promise<ChildHandle> {
 	const model = splitModel(options.modelRuntime, options.model);
-	const settingsManager = SettingsManager.create(options.settingsCwd ?? options.cwd, options.agentDir, { projectTrusted: options.projectTrusted });
+	const settingsManager = await childSettingsManager(options.settingsCwd ?? options.cwd, options.agentDir, options.projectTrusted);
 	const result = options.resultTool ? { tool: options.resultTool, state: { calls: 0, errors: null } as StructuredState } : null;
 	const guard = guardExtension(options.guard, options.turnLimit ?? null, result);
 	const errors = extensionErrorLog();

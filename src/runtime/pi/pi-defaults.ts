@@ -43,5 +43,9 @@ export function defaultThinkingLevel(agentDir: string, cwd: string = agentDir): 
 
 /** Where pi's documentation lives (the `<docs>` section of pi's default prompt). */
 export function piDocPaths(): { readme: string; docs: string; examples: string } {
-	return { readme: getReadmePath(), docs: getDocsPath(), examples: getExamplesPath() };
+	// pi's package does not move while the process runs: found once (each lookup walks the disk).
+	docPaths ??= { readme: getReadmePath(), docs: getDocsPath(), examples: getExamplesPath() };
+	return { ...docPaths };
 }
+
+let docPaths: { readme: string; docs: string; examples: string } | null = null;

@@ -36,7 +36,7 @@ export type RunEventPayload = {
 /** `cadre:steered` adds the message and whether it waits for the child to start. */
 export type SteeredEventPayload = RunEventPayload & { message: string; buffered: boolean };
 
-/** A by-value payload for lifecycle events. */
+/** A by-value payload for lifecycle events: a fresh copy of what an event says of `run` (the one copy: hosts hand it to listeners as it is). */
 export function eventPayload(run: RunRecord): RunEventPayload {
 	return {
 		id: run.id,
