@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { checkSteps, olderNode, type Run } from "./check-steps.ts";
 
 const tarball = process.argv[2];
 if (!tarball || !existsSync(tarball)) {
@@ -52,18 +53,10 @@ const env: NodeJS.ProcessEnv = {
 };
 delete env.PI_CODING_AGENT_DIR;
 
-interface Run {
-	code: number | null;
-	stdout: string;
-	stderr: string;
-}
 
-function fail(step: string, message: string, result?: Run): never {
-	process.stderr.write(`check:install FAILED at ${step}: ${message}\n`);
-	if (result) process.stderr.write(`--- exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}\n`);
-	process.stderr.write(`(left for inspection: ${work})\n`);
-	process.exit(1);
-}
+const steps = checkSteps("check:install", () => work);
+const fail: (step: string, message: string, run?: Run) => never = steps.fail;
+const { expectMatch, step } = steps;
 
 function expectExit(step: string, code: number, command: string, args: string[], cwd = work): Run {
 	const result = spawnSync(command, args, { cwd, env, encoding: "utf8", timeout: 300_000, maxBuffer: 64 << 20 });
@@ -73,26 +66,8 @@ function expectExit(step: string, code: number, command: string, args: string[],
 	return done;
 }
 
-function expectMatch(step: string, text: string, pattern: RegExp, result: Run): void {
-	if (!pattern.test(text)) fail(step, `output does not match ${pattern}`, result);
-}
 
-function step(name: string, body: () => void): void {
-	const at = Date.now();
-	body();
-	process.stdout.write(`ok  ${name} (${((Date.now() - at) / 1000).toFixed(1)} s)\n`);
-}
 
-/** A `node` on PATH outside node_modules older than 22.19 (CI machines have Node 20), or null. */
-function olderNode(): string | null {
-	for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-		if (!dir || dir.includes("node_modules") || !existsSync(join(dir, "node"))) continue;
-		const version = spawnSync(join(dir, "node"), ["--version"], { encoding: "utf8" }).stdout.trim().slice(1);
-		const [major = 0, minor = 0] = version.split(".").map(Number);
-		if (major < 22 || (major === 22 && minor < 19)) return join(dir, "node");
-	}
-	return null;
-}
 
 for (const dir of [prefix, home, project]) mkdirSync(dir, { recursive: true });
 const piVersion = (JSON.parse(spawnSync("npm", ["pkg", "get", "devDependencies"], { cwd: repo, encoding: "utf8" }).stdout) as Record<string, string>)["@earendil-works/pi-coding-agent"];

@@ -25,6 +25,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSy
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { checkSteps, olderNode, type Run } from "./check-steps.ts";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = join(repo, "node_modules", ".bin");
@@ -53,18 +54,10 @@ const env: NodeJS.ProcessEnv = {
 	npm_config_fund: "false",
 };
 
-interface Run {
-	code: number | null;
-	stdout: string;
-	stderr: string;
-}
 
-function fail(step: string, message: string, run?: Run): never {
-	process.stderr.write(`check:package FAILED at ${step}: ${message}\n`);
-	if (run) process.stderr.write(`--- exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}\n`);
-	process.stderr.write(`(left for inspection: ${work})\n`);
-	process.exit(1);
-}
+const steps = checkSteps("check:package", () => work);
+const fail: (step: string, message: string, run?: Run) => never = steps.fail;
+const { expectMatch, step } = steps;
 
 function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Run {
 	const result = spawnSync(command, args, { cwd: options.cwd ?? work, env: options.env ?? env, encoding: "utf8", timeout: 120_000, maxBuffer: 64 << 20 });
@@ -79,15 +72,7 @@ function expectExit(step: string, code: number, command: string, args: string[],
 	return result;
 }
 
-function expectMatch(step: string, text: string, pattern: RegExp, result: Run): void {
-	if (!pattern.test(text)) fail(step, `output does not match ${pattern}`, result);
-}
 
-function step(name: string, body: () => void): void {
-	const at = Date.now();
-	body();
-	process.stdout.write(`ok  ${name} (${((Date.now() - at) / 1000).toFixed(1)} s)\n`);
-}
 
 function write(path: string, text: string): void {
 	mkdirSync(dirname(path), { recursive: true });
@@ -228,16 +213,6 @@ step("npm install -g next to pi's packages: explain, prompt, worktrees, import, 
 	expectExit("typed entry (tsc)", 0, join(bin, "tsc"), ["-p", consumer]);
 });
 
-/** A `node` on PATH, outside node_modules, older than 22.19 (CI machines have Node 20), or null. */
-function olderNode(): string | null {
-	for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-		if (!dir || dir.includes("node_modules") || !existsSync(join(dir, "node"))) continue;
-		const version = run(join(dir, "node"), ["--version"]).stdout.trim().slice(1);
-		const [major = 0, minor = 0] = version.split(".").map(Number);
-		if (major < 22 || (major === 22 && minor < 19)) return join(dir, "node");
-	}
-	return null;
-}
 
 step("the README's install section as written (scripts/check-install.ts)", () => {
 	const install = spawnSync(process.execPath, [join(repo, "scripts", "check-install.ts"), tarball], { cwd: repo, stdio: "inherit", timeout: 600_000 });

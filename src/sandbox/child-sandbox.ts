@@ -9,23 +9,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { Diagnostic } from "../core/diagnostics.ts";
-import type { SandboxSettings } from "../files/types.ts";
-import { type SandboxPolicy, sandboxPolicy } from "../resolve/sandbox-policy.ts";
-import type { EffectiveConfig } from "../resolve/types.ts";
+import { type SandboxPolicy, type SandboxPolicyInput, sandboxPolicy } from "../resolve/sandbox-policy.ts";
 import { releaseChild, wrapChild } from "./manager.ts";
 import { hardLinkedFiles, pathGuard } from "./path-guard.ts";
-import { sandboxedTools } from "./pi-tools.ts";
+import { sandboxedTools } from "../runtime/pi/sandboxed-tools.ts";
 
-/** What a child's sandbox is prepared from. */
-export interface ChildSandboxOptions {
-	config: Pick<EffectiveConfig, "sandbox" | "sandboxed" | "capabilityMode" | "tools">;
-	cwd: string;
-	writeRoot: string;
-	homeDir: string;
-	agentDir: string;
-	baseDir: string;
-	settings: SandboxSettings;
-}
+/** What a child's sandbox is prepared from: the policy's inputs but its temp dir, which the child gets of its own. */
+export type ChildSandboxOptions = Omit<SandboxPolicyInput, "tempDir">;
 
 export interface ChildSandbox {
 	policy: SandboxPolicy;

@@ -52,7 +52,8 @@ describe("fuzz: resolve and explain", () => {
 					for (const type of types) {
 						const facts2 = parent({ ...facts, cwd: box.project, repoRoot: box.project, toolUniverse: [...new Set([...facts.activeTools, "read", "bash"])] });
 						const out = explain({ request: { ...req, subagent_type: type }, type, loaded, parent: facts2, models: catalog(), reader: spawnReader, toolKinds: loaded.settings.toolKinds });
-						if (out.config === null && out.refused?.code !== "unknown-type") throw new Error(`no config and no unknown-type refusal for ${type}`);
+						// No config only for a type that does not exist, or whose files (or settings) have an error (issue 19, ADR 0100).
+						if (out.config === null && out.refused?.code !== "unknown-type" && out.refused?.code !== "file-invalid") throw new Error(`no config and no unknown-type or file-invalid refusal for ${type}`);
 						if (out.refused && !(typeof out.refused.code === "string" && out.refused.message.length > 0)) throw new Error(`refusal without text: ${JSON.stringify(out.refused)}`);
 						for (const d of out.diagnostics) {
 							const fileOk = d.file === null ? d.line === null : Number.isInteger(d.line) && (d.line as number) >= 1;

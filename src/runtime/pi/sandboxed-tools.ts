@@ -19,9 +19,9 @@ import {
 	createWriteToolDefinition,
 	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
-import { type SandboxPolicy, sandboxEnvironment } from "../resolve/sandbox-policy.ts";
-import { COMMAND_VARIABLE, type ChildWrap } from "./manager.ts";
-import type { PathGuard } from "./path-guard.ts";
+import { type SandboxPolicy, sandboxEnvironment } from "../../resolve/sandbox-policy.ts";
+import { COMMAND_VARIABLE, type ChildWrap } from "../../sandbox/manager.ts";
+import type { PathGuard } from "../../sandbox/path-guard.ts";
 
 /** What the tools of one sandboxed child are built from. */
 export interface SandboxToolsOptions {
