@@ -230,42 +230,36 @@ function fileApply(source: SettingsSource, settings: Settings, diagnostics: Diag
 
 const positiveInt = (val: RawValue, min: number) => typeof val.value === "number" && Number.isInteger(val.value) && val.value >= min;
 
-/** `models`: a model name per type, `inherit` to drop an earlier pin. */
-function applyModels(a: FileApply, field: RawField): void {
+/**
+ * One pin per type (`models`, `thinking`): a valid value pins it, `inherit` drops an earlier pin,
+ * anything else is kept as an invalid pin (resolution reports it) and a `bad-value` error.
+ */
+function applyPins(a: FileApply, field: RawField, kind: "models" | "thinking", parse: (value: unknown) => string | null, expects: string): void {
 	const { settings } = a;
+	const pins = settings[kind] as Record<string, { value: string; source: string; column?: number }>;
 	for (const entry of a.objectOf(field) ?? []) {
 		const type = nameKey(entry.key);
-		if (typeof entry.val.value === "string" && entry.val.value.trim() !== "" && !isInherit(entry.val.value)) {
-			settings.models[type] = { value: entry.val.value.trim(), source: a.src(entry.keyPos) };
-			delete settings.invalidPins.models[type];
+		const value = isInherit(entry.val.value) ? null : parse(entry.val.value);
+		if (value !== null) {
+			pins[type] = { value, source: a.src(entry.keyPos), ...(kind === "thinking" ? { column: entry.keyPos.column } : {}) };
+			delete settings.invalidPins[kind][type];
 		} else if (isInherit(entry.val.value)) {
-			delete settings.models[type];
-			delete settings.invalidPins.models[type];
+			delete pins[type];
+			delete settings.invalidPins[kind][type];
 		} else {
-			settings.invalidPins.models[type] = { raw: entry.val.value, source: a.src(entry.keyPos) };
-			a.bad(entry.val, `models.${entry.key}`, "expects a model name (provider/id)");
+			settings.invalidPins[kind][type] = { raw: entry.val.value, source: a.src(entry.keyPos) };
+			a.bad(entry.val, `${kind}.${entry.key}`, expects);
 		}
 	}
 }
 
-/** `thinking`: a thinking level per type, `inherit` to drop an earlier pin. */
-function applyThinking(a: FileApply, field: RawField): void {
-	const { settings } = a;
-	for (const entry of a.objectOf(field) ?? []) {
-		const type = nameKey(entry.key);
-		const level = normalizeThinking(entry.val.value);
-		if (level !== null) {
-			settings.thinking[type] = { value: level, source: a.src(entry.keyPos), column: entry.keyPos.column };
-			delete settings.invalidPins.thinking[type];
-		} else if (isInherit(entry.val.value)) {
-			delete settings.thinking[type];
-			delete settings.invalidPins.thinking[type];
-		} else {
-			settings.invalidPins.thinking[type] = { raw: entry.val.value, source: a.src(entry.keyPos) };
-			a.bad(entry.val, `thinking.${entry.key}`, `is not one of ${THINKING_LEVELS.join(", ")}, inherit`);
-		}
-	}
-}
+/** `models`: a model name per type. */
+const applyModels = (a: FileApply, field: RawField) =>
+	applyPins(a, field, "models", (value) => (typeof value === "string" && value.trim() !== "" ? value.trim() : null), "expects a model name (provider/id)");
+
+/** `thinking`: a thinking level per type. */
+const applyThinking = (a: FileApply, field: RawField) =>
+	applyPins(a, field, "thinking", (value) => normalizeThinking(value), `is not one of ${THINKING_LEVELS.join(", ")}, inherit`);
 
 /** `toggle`: types on or off; an untrusted project cannot undo the user's false. */
 function applyToggle(a: FileApply, field: RawField): void {
