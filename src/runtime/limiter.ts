@@ -1,12 +1,18 @@
 /**
- * The FIFO limiter that admits background runs (spec 04 "Runs"): at most `max` run at once, the
- * rest wait in arrival order. Foreground runs never pass through it.
+ * The FIFO limiter that admits runs (spec 04 "Runs"): at most `max` run at once, the rest wait in
+ * arrival order. One limiter serves a whole tree (issue 21, ADR 0173): the root session's
+ * background runs and every nested run pass through it; the root's foreground runs never do. A
+ * run that waits on its own children gives its slot back and asks again with priority `first`
+ * (ahead of every queued job), so a tree never deadlocks, even with one slot.
  */
+
+/** Where a job joins the queue: `last` (FIFO, the default) or `first` (a run resuming after a wait). */
+export type LimiterPriority = "first" | "last";
 
 /** A queued job: `start` is called when admitted and must call the returned `release` exactly once. */
 export interface Limiter {
 	/** Queue `start`; it runs when a slot is free. Returns a cancel function (true if it was still queued). */
-	enqueue(key: string, start: (release: () => void) => void): () => boolean;
+	enqueue(key: string, start: (release: () => void) => void, priority?: LimiterPriority): () => boolean;
 	/** How many admitted jobs hold a slot. */
 	active(): number;
 	/** Keys waiting, oldest first. */
@@ -42,9 +48,10 @@ export function createLimiter(max: number): Limiter {
 	};
 
 	return {
-		enqueue(key, start) {
+		enqueue(key, start, priority = "last") {
 			const job = { key, start };
-			queue.push(job);
+			if (priority === "first") queue.unshift(job);
+			else queue.push(job);
 			pump();
 			return () => {
 				const index = queue.indexOf(job);

@@ -95,6 +95,13 @@ const RecordSchema = Type.Object({
 	/** cadre writes `interrupted` never itself: it is derived when a queued or running record is read. */
 	state: Type.Enum(["queued", "running", "completed", "failed", "aborted", "stopped", "interrupted"]),
 	parentSession: Text,
+	/** Optional: records written before nesting (issue 21) have none — depth 1, no parent. */
+	parentId: Type.Optional(Nullable(Type.String({ pattern: "^[a-z0-9][a-z0-9-]*$", maxLength: 64 }))),
+	rootId: Type.Optional(Type.String({ pattern: "^[a-z0-9][a-z0-9-]*$", maxLength: 64 })),
+	depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+	spawnerCwd: Type.Optional(Nullable(Type.String())),
+	treeUsage: Type.Optional(Type.Object({ input: Type.Number(), output: Type.Number(), cacheRead: Type.Number(), cacheWrite: Type.Number(), cost: Type.Number() })),
+	descendants: Type.Optional(Type.Integer({ minimum: 0 })),
 	/** `formatOwner` of the process that ran it. */
 	owner: Type.String(),
 	createdAt: Time,
@@ -155,6 +162,9 @@ function runFrom(stored: StoredRecord, owner: NonNullable<ReturnType<typeof pars
 	const config = stored.config as RunRecord["config"];
 	const run: RunRecord = {
 		...stored,
+		parentId: stored.parentId ?? null,
+		rootId: stored.rootId ?? stored.id,
+		depth: stored.depth ?? 1,
 		config: { ...config, inputs: config.inputs ?? [], outputs: config.outputs ?? [], outputSchema: config.outputSchema ?? null },
 		contract: (stored.contract ?? null) as RunRecord["contract"],
 		structured: stored.structured ?? null,

@@ -9,12 +9,14 @@
  * This file wires the registry's parts (ADR 0110), each a set of functions over one plain
  * {@link RegistryState} in src/runtime/runs/: types.ts (the public data), state.ts (the state,
  * ids), spawn.ts (creation, queue), execute.ts (a started run), contract-repair.ts, finish.ts (the
- * end), control.ts (stop, steer, wait), persistence.ts (record writes), events.ts.
+ * end), control.ts (stop, steer, wait), persistence.ts (record writes), events.ts, tree.ts (nested runs,
+ * issue 21).
  */
 import type { ChildMessage } from "./pi/conversation.ts";
 import { stopAllRuns, stopRun, steerRun, waitForRun } from "./runs/control.ts";
 import { spawnRun } from "./runs/spawn.ts";
 import { createRegistryState, type RegistryState } from "./runs/state.ts";
+import { childrenOf, whileWaiting } from "./runs/tree.ts";
 import type { RunRecord, RunRegistry, RunRegistryOptions } from "./runs/types.ts";
 
 export { eventPayload, type RunEventPayload, type SteeredEventPayload } from "./runs/events.ts";
@@ -48,5 +50,7 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		wait: (id, timeoutMs, signal) => waitForRun(state, id, timeoutMs, signal),
 		stopAll: () => stopAllRuns(state),
 		setMaxConcurrent: (max) => state.limiter.setMax(max),
+		whileWaiting: (id, wait) => whileWaiting(state, id, wait),
+		children: (id) => childrenOf(state, id).map((internal) => internal.record),
 	};
 }

@@ -6,7 +6,8 @@
 import { changed, eventPayload, type SteeredEventPayload } from "./events.ts";
 import { finish } from "./finish.ts";
 import { retryUnsaved } from "./persistence.ts";
-import type { RegistryState } from "./state.ts";
+import type { Internal, RegistryState } from "./state.ts";
+import { childrenOf } from "./tree.ts";
 import type { RunRecord } from "./types.ts";
 
 /** Why an earlier session's run cannot be steered from this one. */
@@ -15,10 +16,25 @@ function notHere(run: RunRecord): string {
 	return `Run ${run.id} is ${run.activity}; it can be steered or stopped only there.`;
 }
 
-/** Stop a queued or running run; an earlier process's run is returned as it is. */
+/** Stop every queued and running run below `id` (ADR 0174), all at once. */
+export async function stopDescendants(registry: RegistryState, id: string): Promise<void> {
+	await Promise.all(childrenOf(registry, id).filter((child) => child.record.endedAt === null).map((child) => stopRun(registry, child.record.id)));
+}
+
+/** Stop a queued or running run and its whole subtree; an earlier process's run is returned as it is. */
 export async function stopRun(registry: RegistryState, id: string): Promise<RunRecord | undefined> {
 	const internal = registry.runs.get(id);
 	if (!internal) return registry.earlier.get(id);
+	const subtree = stopDescendants(registry, id);
+	try {
+		return await stopOne(registry, internal);
+	} finally {
+		await subtree;
+	}
+}
+
+/** Stop one run of this process (its children are stopped beside it). */
+async function stopOne(registry: RegistryState, internal: Internal): Promise<RunRecord> {
 	if (internal.finished) {
 		// Finishing (isolation wrap-up): not terminal yet, so the stop still wins.
 		if (internal.record.endedAt !== null) return internal.record;
@@ -26,6 +42,7 @@ export async function stopRun(registry: RegistryState, id: string): Promise<RunR
 		return internal.done;
 	}
 	internal.stopRequested = true;
+	internal.retake?.();
 	if (internal.record.state === "queued" && internal.cancelQueued?.()) {
 		await finish(registry, internal, "stopped", null);
 		return internal.record;

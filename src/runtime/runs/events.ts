@@ -31,6 +31,10 @@ export type RunEventPayload = {
 	transcript: string | null;
 	error: string | null;
 	resumeOf: string | null;
+	/** The run that spawned it (issue 21), or null for a child of the root session. */
+	parentId: string | null;
+	/** 1 for a child of the root session, 2 for its children, … */
+	depth: number;
 };
 
 /** `cadre:steered` adds the message and whether it waits for the child to start. */
@@ -56,6 +60,8 @@ export function eventPayload(run: RunRecord): RunEventPayload {
 		transcript: run.transcript,
 		error: run.error,
 		resumeOf: run.resumeOf,
+		parentId: run.parentId ?? null,
+		depth: run.depth ?? 1,
 	};
 }
 

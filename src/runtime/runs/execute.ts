@@ -9,6 +9,7 @@ import { createReceiptCollector } from "../receipt.ts";
 import { verifyRun } from "../verify-run.ts";
 import { keepContract, noRepair } from "./contract-repair.ts";
 import { changed, eventPayload } from "./events.ts";
+import { stopDescendants } from "./control.ts";
 import { finish, undelivered } from "./finish.ts";
 import { save } from "./persistence.ts";
 import type { Internal, RegistryState } from "./state.ts";
@@ -19,10 +20,15 @@ type Seen = { last: { stopReason: string; errorMessage: string | null } | null }
 
 /** Runs a started run to its end; the limiter's slot (if any) is held until it is terminal (isolation finished, events out). */
 export async function execute(registry: RegistryState, internal: Internal, release: (() => void) | null): Promise<void> {
+	// The slot may be given back and taken again while it waits on its children (tree.ts `whileWaiting`).
+	internal.slot = release;
 	try {
 		if (!internal.finished) await runToEnd(registry, internal);
 	} finally {
-		release?.();
+		const slot = internal.slot;
+		internal.slot = null;
+		internal.retake?.();
+		slot?.();
 	}
 }
 
@@ -142,6 +148,8 @@ async function runToEnd(registry: RegistryState, internal: Internal): Promise<vo
 	} catch (cause) {
 		end = { state: internal.aborted ? "aborted" : "failed", error: cause instanceof Error ? cause.message : String(cause) };
 	}
+	// A run does not outlive the run that spawned it (ADR 0174): what it left running is stopped.
+	await stopDescendants(registry, internal.record.id);
 	if (end) await finish(registry, internal, end.state, end.error);
 }
 

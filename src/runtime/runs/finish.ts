@@ -9,6 +9,7 @@ import type { ChildHandle } from "../pi/child-session.ts";
 import { changed, eventPayload, quietly } from "./events.ts";
 import { saveEnd } from "./persistence.ts";
 import type { Internal, RegistryState } from "./state.ts";
+import { notifySpawner, subtreeTotals } from "./tree.ts";
 import type { TerminalState } from "./types.ts";
 
 const STOPPED = "stopped by the user or the parent session";
@@ -82,6 +83,8 @@ export async function finish(registry: RegistryState, internal: Internal, state:
 	run.endedAt = Date.now();
 	run.activity = run.state;
 	run.currentTool = null;
+	// Its subtree has ended by now (execute.ts stops what it left running): the totals are final.
+	Object.assign(run, subtreeTotals(registry, run));
 	// Written before the terminal event: whoever reacts to it (or a session started next) reads the end.
 	saveEnd(registry, internal);
 	// A host callback that throws must not keep the run from settling or its slot from coming back.
@@ -89,4 +92,5 @@ export async function finish(registry: RegistryState, internal: Internal, state:
 	quietly(() => registry.options.onTerminal?.(run));
 	changed(registry, run);
 	internal.resolveDone(run);
+	notifySpawner(registry, run);
 }

@@ -17,13 +17,19 @@ export interface SpawnOptions {
 	signal?: AbortSignal;
 	onProgress?: ProgressListener;
 	resumeFile?: string | null;
+	/** The run that spawns this one (issue 21); absent or null: the root session. */
+	parentId?: string | null;
+	/** The directory the spawning run works in (its worktree), the base of a nested worktree. */
+	spawnerCwd?: string | null;
 }
 
 /** A new queued run's record. */
 function newRecord(registry: RegistryState, plan: SpawnPlan, spawnOptions: SpawnOptions): RunRecord {
 	const now = Date.now();
+	const id = newRunId(plan.type, (taken) => registry.runs.has(taken) || registry.earlier.has(taken));
+	const spawner = spawnOptions.parentId ? registry.runs.get(spawnOptions.parentId)?.record : undefined;
 	return {
-		id: newRunId(plan.type, (id) => registry.runs.has(id) || registry.earlier.has(id)),
+		id,
 		type: plan.type,
 		description: plan.description,
 		prompt: plan.prompt,
@@ -36,6 +42,10 @@ function newRecord(registry: RegistryState, plan: SpawnPlan, spawnOptions: Spawn
 		diagnostics: [...plan.diagnostics],
 		resumeOf: plan.resumeOf,
 		parentSession: registry.options.parentSession ?? null,
+		parentId: spawner?.id ?? null,
+		rootId: spawner?.rootId ?? id,
+		depth: spawner ? spawner.depth + 1 : 1,
+		spawnerCwd: spawner ? (spawnOptions.spawnerCwd ?? null) : null,
 		owner: currentOwner(),
 		createdAt: now,
 		startedAt: null,
@@ -73,6 +83,7 @@ function newInternal(record: RunRecord, plan: SpawnPlan, cwd: string, spawnOptio
 		aborted: false,
 		buffered: [],
 		cancelQueued: null,
+		slot: null,
 		done,
 		resolveDone,
 		finished: false,
@@ -117,7 +128,8 @@ export async function spawnRun(registry: RegistryState, plan: SpawnPlan, spawnOp
 		return { run: record, done };
 	}
 	if (spawnOptions.signal) followAbort(registry, internal, spawnOptions.signal);
-	if (spawnOptions.background) {
+	// One limiter for the tree (ADR 0173): a nested run is admitted like a background one.
+	if (spawnOptions.background || record.parentId !== null) {
 		internal.cancelQueued = registry.limiter.enqueue(record.id, (release) => void execute(registry, internal, release));
 	} else if (!internal.finished) {
 		void execute(registry, internal, null);

@@ -25,6 +25,10 @@ export interface Internal {
 	aborted: boolean;
 	buffered: string[];
 	cancelQueued: (() => boolean) | null;
+	/** Gives its limiter slot back; null while it holds none (foreground at depth 1, or waiting on its children). */
+	slot: (() => void) | null;
+	/** Ends its queueing for a slot again after a wait (a stop must not wait for a free slot). */
+	retake?: (() => void) | null;
 	done: Promise<RunRecord>;
 	resolveDone: (run: RunRecord) => void;
 	finished: boolean;

@@ -72,6 +72,18 @@ export interface RunRecord {
 	resumeOf: string | null;
 	/** The parent session id the run belongs to (null when the host has none). */
 	parentSession: string | null;
+	/** The run that spawned this one (issue 21), or null for a child of the root session. */
+	parentId: string | null;
+	/** The first run of its tree: the root session's child it descends from (itself at depth 1). */
+	rootId: string;
+	/** Its depth: a child of the root session is 1, its children 2 (records from before nesting: 1). */
+	depth: number;
+	/** The directory its spawner worked in when it spawned it (a worktree child's branches from there); null at depth 1. */
+	spawnerCwd?: string | null;
+	/** Its own usage plus every descendant's, set when it ends (absent before: its own usage is all there is). */
+	treeUsage?: ChildUsage;
+	/** How many runs of its subtree ran (children, grandchildren, …), set when it ends. */
+	descendants?: number;
 	/** The process that runs (or ran) it. */
 	owner: Owner;
 	createdAt: number;
@@ -132,6 +144,11 @@ export interface RunRegistryOptions {
 	 */
 	onChange?(run: RunRecord): void;
 	isolation?: IsolationHooks;
+	/**
+	 * A nested run ended (issue 21): the run that spawned it is told, as the root session is told of
+	 * its own children. Returns the text delivered into the spawning run's session, or null for none.
+	 */
+	notifyText?(run: RunRecord): string | null;
 	/** Warning sent to the child two turns before `max_turns`. */
 	turnWarning?(remaining: number): string;
 	/** The parent session id recorded in every run (default null). */
@@ -172,7 +189,7 @@ export interface RunRegistry {
 	 * Foreground runs start at once; background runs queue in the limiter. `done` settles when
 	 * the run is terminal.
 	 */
-	spawn(plan: SpawnPlan, options: { background: boolean; signal?: AbortSignal; onProgress?: ProgressListener; resumeFile?: string | null }): Promise<{ run: RunRecord; done: Promise<RunRecord> }>;
+	spawn(plan: SpawnPlan, options: { background: boolean; signal?: AbortSignal; onProgress?: ProgressListener; resumeFile?: string | null; parentId?: string | null; spawnerCwd?: string | null }): Promise<{ run: RunRecord; done: Promise<RunRecord> }>;
 	get(id: string): RunRecord | undefined;
 	/** Earlier processes' runs first (oldest first), then this process's in creation order. */
 	list(): RunRecord[];
@@ -192,4 +209,12 @@ export interface RunRegistry {
 	/** Stop every queued and running run (parent session end); later spawns are stopped at once. */
 	stopAll(): Promise<void>;
 	setMaxConcurrent(max: number): void;
+	/**
+	 * Runs `wait` while run `id` gives its limiter slot back (a foreground `subagent` call, a waiting
+	 * `get_subagent_result`; ADR 0173), then takes a slot again ahead of every queued run. A run that
+	 * holds no slot (the root's foreground runs, the root session itself) just waits.
+	 */
+	whileWaiting<T>(id: string | null, wait: () => Promise<T>): Promise<T>;
+	/** The runs run `id` spawned, in creation order. */
+	children(id: string): RunRecord[];
 }
