@@ -55,13 +55,16 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 			}
 			const worktreeId = run.resumeOf ? (lineage.get(run.resumeOf) ?? options.chainRoot?.(run.resumeOf) ?? run.resumeOf) : run.id;
 			const previous = run.resumeOf ? handles.get(run.resumeOf) : undefined;
+			// A nested run (issue 21) branches from its spawner's current state: the spawner's cwd (its
+			// worktree) is the base, its uncommitted changes come along; the branch is in the same repo.
+			const spawnerCwd = run.spawnerCwd ?? null;
 			const create = {
 				runId: worktreeId,
-				parentCwd: options.parentCwd,
+				parentCwd: spawnerCwd ?? options.parentCwd,
 				requestCwd: options.childCwd(run),
 				agentDir: options.agentDir,
 				settings: options.settings(),
-				copyUncommitted: run.config.copyUncommitted === true,
+				copyUncommitted: run.config.copyUncommitted === true || spawnerCwd !== null,
 			};
 			startedAt.set(run.id, Date.now());
 			const outcome: IsolationOutcome = run.resumeOf

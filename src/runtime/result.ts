@@ -55,6 +55,13 @@ export interface RunResult {
 	truncated: boolean;
 	error: string | null;
 	usage: RunRecord["usage"];
+	/** Its own usage plus every descendant's (issue 21); its own usage while it runs. */
+	treeUsage: RunRecord["usage"];
+	/** How many runs of its subtree ran. */
+	descendants: number;
+	/** The run that spawned it, or null for a child of the root session; and its depth (1 there). */
+	parentId: string | null;
+	depth: number;
 	toolUses: number;
 	turns: number;
 	durationMs: number | null;
@@ -158,6 +165,10 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		truncated,
 		error: run.error,
 		usage: { ...run.usage },
+		treeUsage: { ...(run.treeUsage ?? run.usage) },
+		descendants: run.descendants ?? 0,
+		parentId: run.parentId ?? null,
+		depth: run.depth ?? 1,
 		toolUses: run.toolUses,
 		turns: run.turns,
 		durationMs: run.startedAt === null ? null : (run.endedAt ?? Date.now()) - run.startedAt,
@@ -236,6 +247,7 @@ export function formatResult(result: RunResult): string {
 	lines.push(
 		`${counted(result.turns, "turn")}, ${counted(result.toolUses, "tool use")}, ${result.durationMs === null ? "not started" : `${(result.durationMs / 1000).toFixed(1)}s`}, ${formatUsage(result.usage)}.`,
 	);
+	if (result.descendants > 0) lines.push(`Tree: ${counted(result.descendants, "descendant")} ran; with them ${formatUsage(result.treeUsage)}.`);
 	if (result.transcript) lines.push(`Transcript: ${result.transcript}`);
 	if (result.persistError) lines.push(`Not persisted: ${result.persistError}; after this session this run cannot be listed or resumed.`);
 	if (result.isolation) lines.push(`Isolation: ${JSON.stringify(result.isolation)}`);

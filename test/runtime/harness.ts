@@ -41,6 +41,8 @@ export interface Turn {
 	lastText: string;
 	/** The request's abort signal (a held response can end when the run is stopped). */
 	signal?: AbortSignal;
+	/** The tools the session offered the model in this request, by name, with their descriptions. */
+	tools: { name: string; description: string }[];
 }
 
 /** A model script; a promise holds the response back (a child that finishes when the test says). */
@@ -57,8 +59,20 @@ function textOf(message: Message | undefined): string {
 		.join("");
 }
 
+/** The tools offered in a request: `context.tools`, then what system messages add and remove. */
+function offeredTools(context: { messages: Message[]; tools?: { name: string; description?: string }[] }): Turn["tools"] {
+	const tools = new Map((context.tools ?? []).map((tool) => [tool.name, tool.description ?? ""]));
+	for (const message of context.messages) {
+		const system = message as { role: string; toolsAdded?: { name: string; description?: string }[]; toolsRemoved?: { name: string }[] };
+		if (system.role !== "system") continue;
+		for (const tool of system.toolsRemoved ?? []) tools.delete(tool.name);
+		for (const tool of system.toolsAdded ?? []) tools.set(tool.name, tool.description ?? "");
+	}
+	return [...tools].map(([name, description]) => ({ name, description }));
+}
+
 /** Turn a model context into a {@link Turn}. */
-export function describeTurn(context: { messages: Message[] }): Turn {
+export function describeTurn(context: { messages: Message[]; tools?: { name: string; description?: string }[] }): Turn {
 	const system = context.messages
 		.filter((m) => (m as { role: string }).role === "system")
 		.map((m) => getSystemMessageText(m as never))
@@ -73,6 +87,7 @@ export function describeTurn(context: { messages: Message[] }): Turn {
 		last,
 		step: messages.filter((m) => m.role === "assistant").length,
 		lastText: textOf(last),
+		tools: offeredTools(context),
 	};
 }
 
@@ -201,7 +216,7 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 	// With availability pending, pi's check of the new provider stays held: faux is not in the snapshot.
 	if (options.availability !== "pending") await runtime.setRuntimeApiKey("faux", "test-key");
 	const requests: Turn[] = [];
-	const route = (context: { messages: Message[] }, streamOptions?: { signal?: AbortSignal }) => {
+	const route = (context: { messages: Message[]; tools?: { name: string; description?: string }[] }, streamOptions?: { signal?: AbortSignal }) => {
 		const turn: Turn = { ...describeTurn(context), signal: streamOptions?.signal };
 		requests.push(turn);
 		return options.script(turn);

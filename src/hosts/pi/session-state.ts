@@ -9,13 +9,13 @@ import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext } from "@
 import type { SpawnRequest } from "../../resolve/types.ts";
 import { liveCatalog } from "../../runtime/pi/model-catalog.ts";
 import { parentModelRuntime } from "../../runtime/pi/parent-session.ts";
-import { counted, formatResult, runResult, totalTokens } from "../../runtime/result.ts";
 import type { RunRecord, RunRegistry } from "../../runtime/runs.ts";
 import { agentPaths, loadFor } from "../spawn/plan.ts";
 import { createSpawner, type Spawner, type StartOptions } from "../spawn/spawner.ts";
 import { earlierRuns } from "./earlier-runs.ts";
 import { createNotifier, type Notifier } from "./notifications.ts";
-import { SUBAGENT_TOOL, subagentDescription, subagentParameters } from "./tools.ts";
+import { subagentDescription } from "./tools.ts";
+import { type DelegationScope, spawnToolDefinition } from "../spawn/delegation-tools.ts";
 import { sessionTelemetry } from "./session-telemetry.ts";
 import type { Telemetry } from "../../telemetry/telemetry.ts";
 import type { CadreUi, WidgetMode } from "./ui/index.ts";
@@ -74,21 +74,10 @@ export function createExtensionHost(pi: ExtensionAPI): ExtensionHost {
 	return host;
 }
 
-/** A run's usage in pi's `Usage` shape (the foreground tool result reports it to pi). */
-function toPiUsage(usage: RunRecord["usage"]) {
-	return {
-		input: usage.input,
-		output: usage.output,
-		cacheRead: usage.cacheRead,
-		cacheWrite: usage.cacheWrite,
-		totalTokens: totalTokens(usage),
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: usage.cost },
-	};
-}
-
 /** Ends a background run as the parent session records it: a usage entry, then the notification. */
 function onTerminal(host: ExtensionHost, run: RunRecord): void {
-	if (!run.background) return;
+	// A nested run's end is told to the run that spawned it (ADR 0175), not to this session.
+	if (!run.background || run.parentId !== null) return;
 	try {
 		host.pi.appendEntry(USAGE_ENTRY, { id: run.id, type: run.type, status: run.state, usage: { ...run.usage }, transcript: run.transcript });
 	} catch {
@@ -178,45 +167,19 @@ export function explainInputs(host: ExtensionHost, s: SessionState, type: string
 	return { loaded: safeLoad(host, s.ctx), parent, models: liveCatalog(parentModelRuntime(s.ctx), parent.facts.model), type };
 }
 
+/** The root session's scope of the delegation tools (src/hosts/spawn/delegation-tools.ts): every run of the tree. */
+export function rootScope(host: ExtensionHost, ctx: ExtensionContext): DelegationScope {
+	const s = ensure(host, ctx);
+	return {
+		registry: s.registry,
+		caller: null,
+		start: (request, options) => start(host, ctx, request, options),
+		maxResultChars: () => s.maxResultChars,
+		onProgress: (toolCallId, run) => host.ui?.toolCall(toolCallId, run.id),
+	};
+}
+
 /** The `subagent` tool with `description`. */
 export function registerSpawnTool(host: ExtensionHost, description: string): void {
-	host.pi.registerTool({
-		name: SUBAGENT_TOOL,
-		label: "Sub-agent",
-		description,
-		parameters: subagentParameters,
-		async execute(toolCallId, params, signal, onUpdate, ctx) {
-			const s = ensure(host, ctx);
-			const { run, done } = await start(host, ctx, params as SpawnRequest, {
-				signal,
-				onProgress: (progress) => {
-					host.ui?.toolCall(toolCallId, progress.id);
-					onUpdate?.({
-						content: [{ type: "text", text: `${progress.id}: ${progress.activity}, ${counted(progress.turns, "turn")}, ${counted(progress.toolUses, "tool use")}` }],
-						details: undefined,
-					});
-				},
-			});
-			if (run.background) {
-				return {
-					content: [
-						{
-							type: "text",
-							text: `Started sub-agent ${run.id} (${run.type}) in the background. You will be notified when it finishes; get_subagent_result with agent_id "${run.id}" fetches it (wait: true blocks).`,
-						},
-					],
-					details: runResult(run, s.maxResultChars),
-				};
-			}
-			const finished = await done;
-			finished.fetched = true;
-			const result = runResult(finished, s.maxResultChars);
-			return {
-				content: [{ type: "text", text: formatResult(result) }],
-				details: result,
-				usage: toPiUsage(finished.usage),
-				isError: finished.state !== "completed",
-			};
-		},
-	});
+	host.pi.registerTool(spawnToolDefinition(description, (ctx) => rootScope(host, ctx)));
 }

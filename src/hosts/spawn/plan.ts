@@ -18,9 +18,9 @@ import { toolGuidanceLines } from "../../prompt/tool-guidance.ts";
 import type { ParentPrompt } from "../../prompt/types.ts";
 import { resolve } from "../../resolve/resolve.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
-import type { ModelCatalog, ParentFacts, ResolveResult, SpawnRequest, StoredRun } from "../../resolve/types.ts";
+import type { ModelCatalog, ParentFacts, ResolveResult, SpawnerFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
 import type { ChildHandle } from "../../runtime/pi/child-session.ts";
-import type { SpawnPlan } from "../../runtime/runs.ts";
+import type { RunRecord, SpawnPlan } from "../../runtime/runs.ts";
 import { type ChildSandbox, childSandboxFor, sandboxFacts, withSandbox } from "../../sandbox/spawn-sandbox.ts";
 
 /** What the parent session had when the child is spawned (plain data, recorded per spawn). */
@@ -40,6 +40,8 @@ export interface ParentSnapshot {
 
 /** Creates the child session for a plan (the pi adapter, bound by the extension). */
 export type ChildFactory = (options: {
+	/** The run the session is for (a delegating run's tools name it as their caller, issue 21). */
+	run: RunRecord;
 	model: string;
 	thinking: string;
 	cwd: string;
@@ -115,6 +117,8 @@ export interface PlanSpawnOptions {
 	createChild: ChildFactory;
 	/** The files as loaded for this spawn (loaded here when absent). */
 	loaded?: LoadResult;
+	/** A nested spawn (issue 21): the spawning run's facts (`spawnerFacts`); absent: the root session spawns. */
+	spawner?: SpawnerFacts | null;
 }
 
 /** Resolve a request into a plan, or throw {@link SpawnRefused}. */
@@ -130,6 +134,7 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 		reader: spawnReader,
 		toolKinds: loaded.settings.toolKinds,
 		resumeFrom: request.resume === undefined || request.resume === null ? undefined : (options.resumeFrom ?? null),
+		spawner: options.spawner ?? null,
 	});
 	if (result.refused || !result.config) throw new SpawnRefused(result.refused?.code ?? "bad-request", refusalMessage(result), refusalHints(result));
 	const config = result.config;
@@ -162,12 +167,13 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 		cwd: childCwd,
 		resumeOf: typeof request.resume === "string" ? request.resume : null,
 		repairContract: loaded.settings.contracts.repair,
-		async createChild(_run, cwd, resumeFile) {
+		async createChild(run, cwd, resumeFile) {
 			const model = config.model;
 			if (!model) throw new Error("no model resolved");
 			const assembled = buildPrompt(cwd, cwd === childCwd ? null : parent.cwd);
 			const sandbox = await childSandboxFor({ config, cwd, isolated: cwd !== childCwd, parent, loaded });
 			return withSandbox(sandbox, () => options.createChild({
+				run,
 				model,
 				thinking,
 				cwd,

@@ -7,7 +7,7 @@
  * resume claims.
  */
 import { existsSync } from "node:fs";
-import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext, Skill } from "@earendil-works/pi-coding-agent";
+import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext, Skill, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { normalizeThinking } from "../../core/values.ts";
 import { findGitRoot } from "../../files/discovery.ts";
 import type { LoadResult } from "../../files/types.ts";
@@ -22,6 +22,9 @@ import { chainRoot, createRunRegistry, type ProgressListener, type RunRecord, ty
 import { createWorktreeIsolation } from "../../isolation/worktree-hooks.ts";
 import type { RunTelemetry } from "../../telemetry/telemetry.ts";
 import { SPAWN_TOOLS } from "./tool-names.ts";
+import { nestedNotification } from "./delegation-tools.ts";
+import { nestedSnapshot, runDelegationTools } from "./nested-spawn.ts";
+import { spawnerFacts } from "../../resolve/delegation.ts";
 import { type ChildFactory, loadFor, type ParentSnapshot, planSpawn } from "./plan.ts";
 import { parentSnapshot } from "./parent-snapshot.ts";
 import { createLoadCache, type LoadCache } from "./load-cache.ts";
@@ -63,6 +66,12 @@ export interface StartOptions {
 	onProgress?: ProgressListener;
 	/** Run in the background (through the limiter) or not, whatever the config says. */
 	background?: boolean;
+	/**
+	 * A nested spawn (issue 21): the run whose `subagent` tool asks, and the directory it works in
+	 * (its worktree). Resolved with `spawnerFacts(run.type, run.config)` and that run's session as
+	 * the parent; recorded with its `parentId`. Absent: the root session spawns.
+	 */
+	spawner?: { run: RunRecord; cwd: string };
 }
 
 /** A parent's spawner. */
@@ -131,6 +140,7 @@ function parentRegistry(options: SpawnerOptions, loaded: LoadResult | null, last
 			options.onTerminal?.(run);
 		},
 		onChange: options.onChange,
+		notifyText: nestedNotification,
 	});
 	return registry;
 }
@@ -176,12 +186,18 @@ interface ChildSessionBase {
 	set: ChildExtensionSet;
 	sessionDir: string;
 	forkFile: string | undefined;
+	/** The delegation tools of a run whose config allows it (issue 21), run in `cwd`; none otherwise. */
+	delegate(run: RunRecord, cwd: string): ToolDefinition[];
 }
 
 /** Creates a planned child's session: its tools (never the spawn tools), the guard, the transcript. */
 function childFactory(base: ChildSessionBase): ChildFactory {
 	return (child) => {
-		const allowed = new Set(child.tools.filter((name) => !SPAWN_TOOLS.has(name)));
+		// The delegation tools only as the child's own custom tools, bound to its run (never pi's, never the parent's).
+		const delegation = child.run.config.delegation?.allowed ? base.delegate(child.run, child.cwd) : [];
+		const own = new Set(delegation.map((tool) => tool.name));
+		const allowed = new Set(child.tools.filter((name) => !SPAWN_TOOLS.has(name) || own.has(name)));
+		const customTools = [...(child.sandbox?.tools ?? []), ...delegation];
 		return createChildSession({
 			modelRuntime: base.runtime,
 			model: child.model,
@@ -201,7 +217,7 @@ function childFactory(base: ChildSessionBase): ChildFactory {
 			forkFile: base.forkFile,
 			turnLimit: child.maxTurns,
 			resultTool: child.outputSchema ? resultTool(child.outputSchema) : null,
-			customTools: child.sandbox?.tools, // ADR 0150
+			customTools: customTools.length > 0 ? customTools : undefined, // ADR 0150, issue 21
 		});
 	};
 }
@@ -222,7 +238,9 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	const { agentDir, homeDir } = options;
 	const ctx = options.ctx();
 	const set = await childExtensions(state);
-	const parent = snapshot(state, set);
+	const nested = startOptions.spawner;
+	// A nested spawn's parent is the spawning run's session: its cwd, model, thinking and tools.
+	const parent = nested ? nestedSnapshot(snapshot(state, set), nested.run, nested.cwd, (id) => registry.conversation(id)) : snapshot(state, set);
 	const source = resumeSource(state, resumeId);
 	const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
 	const skills = (options.promptOptions()?.skills ?? []) as Skill[];
@@ -235,10 +253,12 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	const sessionDir = transcriptDir(ctx, agentDir);
 	// A run of the session this one was forked from continues in a copy of its transcript (ADR 0069).
 	const forkFile = source?.transcript && source.parentSession !== ctx.sessionManager.getSessionId() ? source.transcript : undefined;
-	const createChild = childFactory({ ctx, runtime, agentDir, projectTrusted, skills, set, sessionDir, forkFile });
+	const delegate = (run: RunRecord, cwd: string) =>
+		runDelegationTools({ run, cwd, registry, loaded: () => state.lastLoaded, start: (req, o) => start(state, req, { ...o, spawner: { run, cwd } }) });
+	const createChild = childFactory({ ctx, runtime, agentDir, projectTrusted, skills, set, sessionDir, forkFile, delegate });
 	// pi's availability check may not have landed yet: a provider it does not list is checked first.
 	const plan = await withAvailableModels(runtime, parent.facts.model, (models) =>
-		planSpawn({ request, parent, models, loaded: loadedNow, resumeFrom: stored, createChild }),
+		planSpawn({ request, parent, models, loaded: loadedNow, resumeFrom: stored, createChild, spawner: nested ? spawnerFacts(nested.run.type, nested.run.config) : null }),
 	);
 	registry.setMaxConcurrent(loadedNow.settings.maxConcurrent.value);
 	const background = startOptions.background ?? (request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground);
@@ -247,6 +267,8 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 		signal: background ? undefined : startOptions.signal,
 		onProgress: startOptions.onProgress,
 		resumeFile: forkFile ? null : (source?.transcript ?? null),
+		parentId: nested?.run.id ?? null,
+		spawnerCwd: nested?.cwd ?? null,
 	});
 }
 

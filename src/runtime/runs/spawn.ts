@@ -45,7 +45,8 @@ function newRecord(registry: RegistryState, plan: SpawnPlan, spawnOptions: Spawn
 		parentId: spawner?.id ?? null,
 		rootId: spawner?.rootId ?? id,
 		depth: spawner ? spawner.depth + 1 : 1,
-		spawnerCwd: spawner ? (spawnOptions.spawnerCwd ?? null) : null,
+		// A worktree spawner's children branch from its worktree (isolation reads it); none otherwise.
+		spawnerCwd: spawner?.isolation?.isolation === "worktree" ? (spawnOptions.spawnerCwd ?? null) : null,
 		owner: currentOwner(),
 		createdAt: now,
 		startedAt: null,

@@ -1,0 +1,235 @@
+/**
+ * Children that delegate (issue 21), through real pi sessions with the faux model, routed by the
+ * `<active_agent name="…"/>` tag: a lead that fans out to three explore children and waits, with
+ * one slot for the whole tree; the tree's usage in the one result the root sees; who gets the
+ * delegation tools; refusals; no escalation; stopping a lead stops its subtree.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunResult } from "../../src/runtime/result.ts";
+import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, type Turn, until } from "./harness.ts";
+
+let parent: Parent | null = null;
+afterEach(() => {
+	parent?.dispose();
+	parent = null;
+});
+
+const LEAD = "---\ndescription: Leads a fan-out\ntools: [read, grep, subagent]\nsubagents: [explore]\n---\nLead the work: delegate, then summarise.\n";
+
+/** The ids of the runs a session started in the background, from its tool results. */
+function startedIds(turn: Turn): string[] {
+	const ids: string[] = [];
+	for (const message of turn.messages) {
+		if (message.role !== "toolResult") continue;
+		const text = (message.content as { type: string; text?: string }[]).map((p) => p.text ?? "").join("");
+		for (const match of text.matchAll(/Started sub-agent (\S+)/g)) if (match[1]) ids.push(match[1]);
+	}
+	return ids;
+}
+
+const names = (turn: Turn) => turn.tools.map((tool) => tool.name);
+const spawnCall = (args: Record<string, unknown>) => fauxToolCall("subagent", { description: "a task", prompt: "do it", ...args });
+
+/** A lead that starts three explore children in the background and waits for them. */
+function fanOutLead(turn: Turn) {
+	if (turn.step === 0) {
+		const calls = [0, 1, 2].map((i) => spawnCall({ subagent_type: "explore", prompt: `look at part ${i}`, run_in_background: true }));
+		return fauxAssistantMessage(calls, { stopReason: "toolUse" });
+	}
+	if (turn.step === 1) return fauxAssistantMessage([fauxToolCall("get_subagent_result", { agent_id: startedIds(turn), wait: true })], { stopReason: "toolUse" });
+	return fauxAssistantMessage("lead: all three parts explored");
+}
+
+describe("children that delegate", () => {
+	it("root → lead → 3 explore in the background at maxConcurrent 1: the tree completes, one result with the tree's usage", async () => {
+		const seen: Turn[] = [];
+		let running = 0;
+		let peak = 0;
+		/** Explore children running whenever the lead asked its model: it holds no slot while they run. */
+		const besideLead: number[] = [];
+		parent = await createParent({
+			agentFiles: { "agents/lead.md": LEAD },
+			subagentSettings: { maxConcurrent: 1 },
+			script: (turn) => {
+				seen.push(turn);
+				if (turn.agent === "explore") return fauxAssistantMessage(`explored (${turn.messages[0] ? "ok" : "?"})`);
+				if (turn.agent === "lead") {
+					besideLead.push(running);
+					return fanOutLead(turn);
+				}
+				if (turn.step === 0) return fauxAssistantMessage([spawnCall({ subagent_type: "lead", run_in_background: true })], { stopReason: "toolUse" });
+				if (turn.step === 1) return fauxAssistantMessage([fauxToolCall("get_subagent_result", { agent_id: startedIds(turn), wait: true })], { stopReason: "toolUse" });
+				return fauxAssistantMessage("root: done");
+			},
+		});
+		const events = parent.events;
+		const push = events.push.bind(events);
+		events.push = (...items) => {
+			for (const item of items) {
+				if (item.payload.depth !== 2) continue;
+				if (item.name === "cadre:started") peak = Math.max(peak, ++running);
+				if (item.name === "cadre:completed" || item.name === "cadre:failed") running--;
+			}
+			return push(...items);
+		};
+		await parent.session.prompt("lead a fan-out");
+
+		// Who got the delegation tools, and what the lead's `subagent` says it may spawn.
+		const lead = seen.find((turn) => turn.agent === "lead");
+		expect(lead && names(lead)).toEqual(expect.arrayContaining(["read", "grep", "subagent", "get_subagent_result", "steer_subagent"]));
+		const description = lead?.tools.find((tool) => tool.name === "subagent")?.description ?? "";
+		expect(description).toContain("- explore:");
+		expect(description).not.toContain("- general-purpose:");
+		const explores = seen.filter((turn) => turn.agent === "explore");
+		expect(explores).toHaveLength(3);
+		for (const turn of explores) expect(names(turn)).not.toContain("subagent");
+
+		// One slot for the whole tree: one explore at a time, never beside a lead that works, and no deadlock.
+		expect(peak).toBe(1);
+		expect(besideLead).toEqual([0, 0, 0]);
+		const completed = events.filter((e) => e.name === "cadre:completed");
+		expect(completed).toHaveLength(4);
+		const grandchildren = completed.filter((e) => e.payload.depth === 2);
+		expect(grandchildren).toHaveLength(3);
+		const leadId = completed.find((e) => e.payload.type === "lead")?.payload.id;
+		for (const event of grandchildren) expect(event.payload.parentId).toBe(leadId);
+
+		// The root's model sees one result of lead, its treeUsage the sum over the tree.
+		const results = toolResults(parent.session, "get_subagent_result");
+		expect(results).toHaveLength(1);
+		const [result] = results[0]?.details as RunResult[];
+		expect(result?.type).toBe("lead");
+		expect(result?.descendants).toBe(3);
+		expect(results[0]?.text).toContain("Tree: 3 descendants ran");
+		const usages = completed.map((e) => e.payload.usage as RunResult["usage"]);
+		const sum = usages.reduce((total, usage) => total + usage.input + usage.output + usage.cacheRead + usage.cacheWrite, 0);
+		const tree = result?.treeUsage;
+		expect(tree && tree.input + tree.output + tree.cacheRead + tree.cacheWrite).toBe(sum);
+		expect(tree && tree.output).toBeGreaterThan(result?.usage.output ?? 0);
+		// The grandchildren's ends went to lead (it fetched them), not to the root session.
+		expect(seen.filter((turn) => turn.agent === "parent").some((turn) => turn.lastText.includes("background sub-agent finished: explore-"))).toBe(false);
+	});
+
+	it("a lead's foreground child at maxConcurrent 1: the lead gives its slot back while it waits", async () => {
+		parent = await createParent({
+			agentFiles: { "agents/lead.md": LEAD },
+			subagentSettings: { maxConcurrent: 1 },
+			script: (turn) => {
+				if (turn.agent === "explore") return fauxAssistantMessage("explored");
+				if (turn.agent === "lead") {
+					return turn.step === 0 ? fauxAssistantMessage([spawnCall({ subagent_type: "explore" })], { stopReason: "toolUse" }) : fauxAssistantMessage(`lead saw: ${turn.lastText.slice(0, 60)}`);
+				}
+				if (turn.step === 0) return fauxAssistantMessage([spawnCall({ subagent_type: "lead", run_in_background: true })], { stopReason: "toolUse" });
+				if (turn.step === 1) return fauxAssistantMessage([fauxToolCall("get_subagent_result", { agent_id: startedIds(turn), wait: true })], { stopReason: "toolUse" });
+				return fauxAssistantMessage("root: done");
+			},
+		});
+		await parent.session.prompt("lead one");
+		const [result] = toolResults(parent.session, "get_subagent_result")[0]?.details as RunResult[];
+		expect(result?.status).toBe("completed");
+		expect(result?.descendants).toBe(1);
+		expect(result?.text).toContain("lead saw: Sub-agent explore-");
+	});
+
+	it("refuses what a lead may not spawn (type-not-allowed) and a spawn past maxDepth (depth-exceeded)", async () => {
+		let leadSaw = "";
+		parent = await createParent({
+			agentFiles: { "agents/lead.md": LEAD },
+			script: (turn) => {
+				if (turn.agent === "lead") {
+					if (turn.step === 0) return fauxAssistantMessage([spawnCall({ subagent_type: "general-purpose" })], { stopReason: "toolUse" });
+					if (turn.step === 1) {
+						leadSaw = turn.lastText;
+						// Settings are re-read at every spawn: nesting is turned off while the lead runs.
+						writeFileSync(join(parent?.agentDir ?? "", "subagents.json"), JSON.stringify({ maxDepth: 1 }));
+						return fauxAssistantMessage([spawnCall({ subagent_type: "explore" })], { stopReason: "toolUse" });
+					}
+					return fauxAssistantMessage(`lead saw: ${turn.lastText}`);
+				}
+				if (turn.agent !== "parent") return fauxAssistantMessage("should not run");
+				return turn.step === 0 ? fauxAssistantMessage([spawnCall({ subagent_type: "lead" })], { stopReason: "toolUse" }) : fauxAssistantMessage("root: done");
+			},
+		});
+		await parent.session.prompt("try");
+		expect(leadSaw).toContain("Spawn refused (type-not-allowed)");
+		expect(leadSaw).toContain('"lead" may not spawn "general-purpose": its subagents are explore');
+		const [result] = toolResults(parent.session, "subagent");
+		expect(result?.text).toContain("Spawn refused (depth-exceeded)");
+		expect(parent.events.filter((e) => e.name === "cadre:created")).toHaveLength(1);
+	});
+
+	it("a run at maxDepth never gets the delegation tools, even when its definition names subagent", async () => {
+		const seen: Turn[] = [];
+		parent = await createParent({
+			agentFiles: { "agents/chain.md": "---\ndescription: Chains\ntools: [read, subagent]\n---\nDelegate once.\n" },
+			script: (turn) => {
+				seen.push(turn);
+				if (turn.agent === "chain") {
+					const delegates = names(turn).includes("subagent");
+					if (turn.step === 0 && delegates) return fauxAssistantMessage([spawnCall({ subagent_type: "chain" })], { stopReason: "toolUse" });
+					return fauxAssistantMessage(delegates ? "chained" : "end of the chain");
+				}
+				return turn.step === 0 ? fauxAssistantMessage([spawnCall({ subagent_type: "chain" })], { stopReason: "toolUse" }) : fauxAssistantMessage("root: done");
+			},
+		});
+		await parent.session.prompt("chain");
+		const chains = seen.filter((turn) => turn.agent === "chain" && turn.step === 0);
+		expect(chains).toHaveLength(2);
+		expect(names(chains[0] as Turn)).toContain("subagent");
+		expect(names(chains[1] as Turn)).not.toContain("subagent");
+		expect(names(chains[1] as Turn)).toContain("read");
+		const depths = parent.events.filter((e) => e.name === "cadre:completed").map((e) => e.payload.depth);
+		expect(depths.sort()).toEqual([1, 2]);
+	});
+
+	it("a read-only lead cannot make a full-access grandchild: the grandchild is read-only, its tools narrowed", async () => {
+		const seen: Turn[] = [];
+		parent = await createParent({
+			agentFiles: {
+				"agents/lead.md": "---\ndescription: Read-only lead\ntools: [read, grep, subagent]\ncapability: read-only\nsubagents: [wide]\n---\nLead.\n",
+				"agents/wide.md": "---\ndescription: Everything\ntools: [read, write, edit, bash]\ncapability: all\n---\nGo.\n",
+			},
+			script: (turn) => {
+				seen.push(turn);
+				if (turn.agent === "wide") return fauxAssistantMessage("wide done");
+				if (turn.agent === "lead") return turn.step === 0 ? fauxAssistantMessage([spawnCall({ subagent_type: "wide" })], { stopReason: "toolUse" }) : fauxAssistantMessage("lead done");
+				return turn.step === 0 ? fauxAssistantMessage([spawnCall({ subagent_type: "lead" })], { stopReason: "toolUse" }) : fauxAssistantMessage("root: done");
+			},
+		});
+		await parent.session.prompt("go");
+		const wide = seen.find((turn) => turn.agent === "wide");
+		expect(wide && names(wide)).toEqual(["read"]);
+		const created = parent.events.find((e) => e.name === "cadre:completed" && e.payload.type === "wide");
+		expect(created?.payload.capabilityMode).toBe("read-only");
+		expect(created?.payload.tools).toEqual(["read"]);
+	});
+
+	it("stopping lead through the service stops its running and queued children within 1 s, each recorded stopped", async () => {
+		parent = await createParent({
+			agentFiles: { "agents/lead.md": LEAD },
+			subagentSettings: { maxConcurrent: 2 },
+			script: (turn) => {
+				if (turn.agent === "explore") {
+					// Held until the run is stopped.
+					return new Promise((resolve) => turn.signal?.addEventListener("abort", () => resolve(fauxAssistantMessage("", { stopReason: "aborted" })), { once: true }));
+				}
+				if (turn.agent === "lead") return fanOutLead(turn);
+				return turn.step === 0 ? fauxAssistantMessage([spawnCall({ subagent_type: "lead", run_in_background: true })], { stopReason: "toolUse" }) : fauxAssistantMessage("root: started");
+			},
+		});
+		await parent.session.prompt("start a lead");
+		const service = parent.service();
+		await until(() => service.list().filter((run) => run.type === "explore" && run.status === "running").length === 2, "two explore children running");
+		expect(service.list().filter((run) => run.type === "explore" && run.status === "queued")).toHaveLength(1);
+		const lead = service.list().find((run) => run.type === "lead");
+		const began = Date.now();
+		const stopped = await service.stop(lead?.id ?? "");
+		expect(Date.now() - began).toBeLessThan(1000);
+		expect(stopped?.status).toBe("stopped");
+		const explores = service.list().filter((run) => run.type === "explore");
+		expect(explores.map((run) => run.status)).toEqual(["stopped", "stopped", "stopped"]);
+		for (const run of explores) expect(run.parentId).toBe(lead?.id);
+	});
+});
