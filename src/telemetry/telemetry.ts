@@ -57,7 +57,8 @@ export function createTelemetry(): Telemetry {
 				...plan,
 				async createChild(run, cwd, resumeFile) {
 					await ready;
-					if (tracing) run.traceId = tracing.startRun(run, spawnedBy);
+					// A nested run's span goes under its spawning run's (issue 21).
+					if (tracing) run.traceId = tracing.startRun(run, spawnedBy ?? run.parentId ?? null);
 					const child = await plan.createChild(run, cwd, resumeFile);
 					const t = tracing;
 					if (t && child.observe) unsubscribes.set(run.id, child.observe((event) => t.observe(run.id, event)));

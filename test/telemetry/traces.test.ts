@@ -148,7 +148,28 @@ describe("OpenTelemetry traces", () => {
 		]);
 	});
 
-	// Nesting (a child that spawns its own children) is not built yet: when it is, its spawner passes
-	// the spawning run's id to `telemetry.runs(spawnedBy)` and this test drives it end to end.
-	it.skip("puts a nested child's invoke_agent span under its spawning run's span (needs nesting)", () => {});
+	it("puts a nested child's invoke_agent span under its spawning run's span", async () => {
+		process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver?.endpoint;
+		parent = await createParent({
+			agentFiles: { "agents/lead.md": "---\ndescription: Lead\ntools: [read, subagent]\nsubagents: [explore]\n---\nLead.\n" },
+			script: (turn) => {
+				if (turn.agent === "explore") return fauxAssistantMessage("explored");
+				if (turn.agent === "lead") {
+					return turn.step === 0
+						? fauxAssistantMessage([fauxToolCall("subagent", { prompt: "look", description: "look", subagent_type: "explore" })], { stopReason: "toolUse" })
+						: fauxAssistantMessage("led");
+				}
+				return turn.step === 0
+					? fauxAssistantMessage([fauxToolCall("subagent", { prompt: "lead", description: "lead", subagent_type: "lead" })], { stopReason: "toolUse" })
+					: fauxAssistantMessage("done");
+			},
+		});
+		await parent.session.prompt("nest");
+		const spans = await exported(parent, (all) => all.filter((s) => s.name.startsWith("invoke_agent")).length >= 2);
+		const lead = spans.find((span) => span.name === "invoke_agent lead");
+		const explore = spans.find((span) => span.name === "invoke_agent explore");
+		expect(lead).toBeDefined();
+		expect(explore?.parentSpanId).toBe(lead?.spanId);
+		expect(explore?.traceId).toBe(lead?.traceId);
+	});
 });
