@@ -4,7 +4,8 @@
  * one slot for the whole tree; the tree's usage in the one result the root sees; who gets the
  * delegation tools; refusals; no escalation; stopping a lead stops its subtree.
  */
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunResult } from "../../src/runtime/result.ts";
@@ -231,5 +232,58 @@ describe("children that delegate", () => {
 		const explores = service.list().filter((run) => run.type === "explore");
 		expect(explores.map((run) => run.status)).toEqual(["stopped", "stopped", "stopped"]);
 		for (const run of explores) expect(run.parentId).toBe(lead?.id);
+	});
+});
+
+describe("nested worktrees", () => {
+	it("a worktree lead's child branches from the lead's current state (HEAD + uncommitted); its branch is in the same repo", async () => {
+		for (const [key, value] of Object.entries({ GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" })) process.env[key] = value;
+		const repo = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "repo-"));
+		const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, encoding: "utf8" });
+		git("init", "-q", "-b", "main");
+		writeFileSync(join(repo, "a.txt"), "a\n");
+		git("add", ".");
+		git("commit", "-q", "-m", "init");
+		const cwdOf = (turn: Turn) => /<cwd>\n(.*)\n<\/cwd>/.exec(turn.system)?.[1] ?? /Working directory: (\S+)/.exec(turn.system)?.[1] ?? "";
+		const cwds: Record<string, string> = {};
+		let workerSawLeadFile = false;
+		parent = await createParent({
+			cwd: repo,
+			agentFiles: {
+				"agents/lead.md": "---\ndescription: Worktree lead\ntools: [read, write, subagent]\nisolation: worktree\nsubagents: [worker]\n---\nLead.\n",
+				"agents/worker.md": "---\ndescription: Worker\ntools: [read, write]\n---\nWork.\n",
+			},
+			script: (turn) => {
+				if (turn.agent === "worker") {
+					cwds.worker = cwdOf(turn);
+					workerSawLeadFile = existsSync(join(cwds.worker, "lead.txt"));
+					if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("write", { path: "worker.txt", content: "from the worker" })], { stopReason: "toolUse" });
+					return fauxAssistantMessage("worker wrote worker.txt");
+				}
+				if (turn.agent === "lead") {
+					cwds.lead = cwdOf(turn);
+					if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("write", { path: "lead.txt", content: "uncommitted in the lead" })], { stopReason: "toolUse" });
+					if (turn.step === 1) return fauxAssistantMessage([spawnCall({ subagent_type: "worker", prompt: "write worker.txt" })], { stopReason: "toolUse" });
+					return fauxAssistantMessage(`lead saw: ${turn.lastText.slice(0, 40)}`);
+				}
+				return turn.step === 0 ? fauxAssistantMessage([spawnCall({ subagent_type: "lead" })], { stopReason: "toolUse" }) : fauxAssistantMessage("root: done");
+			},
+		});
+		await parent.session.prompt("nest worktrees");
+		const [lead] = toolResults(parent.session, "subagent").map((result) => result.details as RunResult & { isolation: { branch: string } | null });
+		expect(lead?.status).toBe("completed");
+		expect(cwds.lead).not.toBe(repo);
+		expect(cwds.worker).not.toBe(cwds.lead);
+		expect(workerSawLeadFile).toBe(true);
+		const branches = git("branch", "--list", "cadre/*").split("\n").map((line) => line.replace(/^[*+ ]+/, "").trim()).filter(Boolean);
+		const workerBranch = branches.find((branch) => branch.startsWith("cadre/worker-"));
+		expect(branches).toContain(lead?.isolation?.branch);
+		expect(workerBranch).toBeDefined();
+		expect(git("show", `${workerBranch}:worker.txt`)).toBe("from the worker");
+		// Branched from the lead's state: its uncommitted file came along.
+		expect(git("show", `${workerBranch}:lead.txt`)).toBe("uncommitted in the lead");
+		// The parent's own tree is untouched.
+		expect(existsSync(join(repo, "lead.txt"))).toBe(false);
+		expect(existsSync(join(repo, "worker.txt"))).toBe(false);
 	});
 });
