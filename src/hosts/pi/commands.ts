@@ -14,6 +14,7 @@ import { runMergeQueue } from "../../isolation/merge-queue.ts";
 import { renderApply, renderClean, renderListing, renderQueue } from "../../isolation/worktree-report.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
 import type { ParentSnapshot } from "../spawn/plan.ts";
+import { inTreeOrder, treeIndent } from "./ui/run-tree.ts";
 
 /** What `explain` needs, built lazily by the extension. */
 export interface ExplainInputs {
@@ -93,13 +94,14 @@ async function commandText(args: string, context: SubagentsCommandContext): Prom
 	const now = Date.now();
 	switch (verb) {
 		case "list": {
-			const runs = context.registry.list();
+			// Each run followed by the runs it spawned, indented (issue 21).
+			const runs = inTreeOrder(context.registry.list());
 			const skipped = context.skippedRecords?.length ? [`Skipped run records:`, ...context.skippedRecords] : [];
 			if (runs.length === 0) return ["No sub-agent runs in this session.", ...skipped].join("\n");
 			// Padded columns; elapsed is the running time, the time spent queued is its own column.
 			// Cells are escaped before they are padded: an escaped control character is wider than itself.
 			const rows = runs.map((run) => [
-				safeLine(run.id),
+				`${treeIndent(run.depth)}${safeLine(run.id)}`,
 				run.state,
 				safeLine(run.type),
 				`"${safeLine(run.description)}"`,

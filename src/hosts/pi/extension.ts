@@ -15,13 +15,15 @@ import { registerSessionEvents } from "./session-events.ts";
 import { createExtensionHost, type ExtensionHost, registerSpawnTool, safeLoad } from "./session-state.ts";
 import { subagentDescription } from "./tools.ts";
 import { type CadreUi, registerCadreUi } from "./ui/index.ts";
+import { inTreeOrder } from "./ui/run-tree.ts";
 
 export { type CadreService, SERVICE_READY, SERVICE_REQUEST } from "./service.ts";
 
 /** Everything a person sees in pi's TUI (src/hosts/pi/ui/), over the host's session. */
 function registerUi(host: ExtensionHost): CadreUi {
 	return registerCadreUi(host.pi, {
-		runs: () => host.state?.registry.list() ?? [],
+		// In tree order: a nested run under the run that spawned it (issue 21).
+		runs: () => inTreeOrder(host.state?.registry.list() ?? []),
 		ownRuns: () => host.state?.registry.own() ?? [],
 		get: (id) => host.state?.registry.get(id),
 		conversation: (id) => host.state?.registry.conversation(id) ?? null,

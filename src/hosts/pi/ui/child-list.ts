@@ -13,6 +13,7 @@ import { legendText } from "./legend.ts";
 import type { LiveFeed } from "./live-feed.ts";
 import { LinesComponent } from "./lines-component.ts";
 import { formatDuration, isEnded, type RunView, viewOfRecord } from "./run-view.ts";
+import { inTreeOrder, treeIndent } from "./run-tree.ts";
 import { liveIcon } from "./spinner.ts";
 import { fit, type Style } from "./text.ts";
 
@@ -21,9 +22,9 @@ export const LIST_KEY = "cadre-list";
 /** The most children the list names; the rest are counted. */
 export const MAX_LIST_ROWS = 5;
 
-/** The children the list names: queued and running runs, in the order they were created. */
+/** The children the list names: queued and running runs, in the order they were created, each run's children under it. */
 export function listedRuns(runs: readonly RunRecord[]): RunRecord[] {
-	return runs.filter((run) => !isEnded(run.state)).sort((a, b) => a.createdAt - b.createdAt);
+	return inTreeOrder(runs.filter((run) => !isEnded(run.state)));
 }
 
 /** The list's lines: a row per child (the selected one marked while the list has the keys), then its keys. */
@@ -32,7 +33,7 @@ export function childListLines(views: readonly RunView[], selected: number | nul
 	const first = selected === null ? 0 : Math.max(0, Math.min(selected - MAX_LIST_ROWS + 1, views.length - MAX_LIST_ROWS));
 	const rows = views.slice(first, first + MAX_LIST_ROWS).map((view, offset) => {
 		const time = view.state === "queued" ? `queued ${formatDuration(view.queuedMs)}` : view.runningMs === null ? view.state : `${view.state} ${formatDuration(view.runningMs)}`;
-		const text = `${liveIcon(view.state, style, now)} ${view.id} · ${view.description} ${style.fg("dim", `· ${time}`)}`;
+		const text = `${treeIndent(view.depth)}${liveIcon(view.state, style, now)} ${view.id} · ${view.description} ${style.fg("dim", `· ${time}`)}`;
 		return fit(first + offset === selected ? `${style.fg("accent", "›")} ${style.bold(text)}` : `  ${text}`, width);
 	});
 	const hidden = views.length - rows.length;

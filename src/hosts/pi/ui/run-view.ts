@@ -34,6 +34,10 @@ export interface RunView {
 	capability: string | null;
 	persona: string | null;
 	error: string | null;
+	/** 1 for a child of the session, 2 for its children, … (the TUI indents by it). */
+	depth?: number;
+	/** A parent's collapsed counts of its subtree (`3 below: 2 running`), or null. */
+	below?: string | null;
 }
 
 /** A value shaped like a {@link RunResult} (tool details and notifications read back from a session are untyped). */
@@ -86,6 +90,7 @@ export function viewOfRecord(run: RunRecord, now: number = Date.now()): RunView 
 		capability: run.config.capabilityMode,
 		persona: run.config.persona === null ? null : shown(run.config.persona),
 		error: run.error === null ? null : shown(run.error),
+		depth: run.depth ?? 1,
 	};
 }
 

@@ -14,6 +14,7 @@ import { formatDuration, formatTokens, isEnded, type RunView, stateIcon, viewOfR
 import { type LegendItem, legendText } from "./legend.ts";
 import { runExplainLines } from "./run-explain.ts";
 import { keepInView, moved, positionText, scrollMove } from "./scroll.ts";
+import { treeIndent } from "./run-tree.ts";
 import { TextPage } from "./text-page.ts";
 import { fit, fitAll, pad, type Style, widthOf, wrapped } from "./text.ts";
 
@@ -28,7 +29,8 @@ interface Column {
 
 const COLUMNS: Column[] = [
 	{ title: "", cell: (view, style) => stateIcon(view.state, style), optional: false },
-	{ title: "ID", cell: (view) => view.id, optional: false },
+	// Nested runs indented under their parent (issue 21; the host lists runs in tree order).
+	{ title: "ID", cell: (view) => `${treeIndent(view.depth)}${view.id}`, optional: false },
 	{ title: "STATE", cell: (view) => view.state, optional: true },
 	{ title: "TYPE", cell: (view) => view.type, optional: true },
 	{ title: "DESCRIPTION", cell: (view) => view.description, optional: false, flexible: true },

@@ -10,6 +10,7 @@
 import type { Component, TUI } from "@earendil-works/pi-tui";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import type { LiveFeed } from "./live-feed.ts";
+import { collapsedCounts, inTreeOrder } from "./run-tree.ts";
 import { LinesComponent } from "./lines-component.ts";
 import { isEnded, type RunView, statsParts, viewOfRecord } from "./run-view.ts";
 import { liveIcon, SPINNER_MS } from "./spinner.ts";
@@ -37,7 +38,8 @@ export interface WidgetSnapshot {
 
 /** The runs in scope for the mode: background ones, or all (`off` still scopes the footer count). */
 function inScope(run: RunRecord, mode: WidgetMode): boolean {
-	return mode === "all" || run.background;
+	// A nested run shows with the tree it belongs to (its lead is what the mode scopes).
+	return mode === "all" || run.background || (run.parentId ?? null) !== null;
 }
 
 /** What the widget shows of `runs` at `now`. */
@@ -45,11 +47,10 @@ export function widgetSnapshot(runs: readonly RunRecord[], mode: WidgetMode, now
 	const scoped = runs.filter((run) => inScope(run, mode));
 	const running = scoped.filter((run) => run.state === "running");
 	// One order for running and finished rows: a run that ends stays where it was.
-	const shownRuns = scoped
-		.filter((run) => run.state === "running" || (isEnded(run.state) && run.endedAt !== null && now - run.endedAt < lingerMs))
-		.sort((a, b) => a.createdAt - b.createdAt);
+	// A nested run sits under its parent (issue 21): tree order keeps rows in place too.
+	const shownRuns = inTreeOrder(scoped.filter((run) => run.state === "running" || (isEnded(run.state) && run.endedAt !== null && now - run.endedAt < lingerMs)));
 	return {
-		rows: shownRuns.map((run) => viewOfRecord(run, now)),
+		rows: shownRuns.map((run) => ({ ...viewOfRecord(run, now), below: collapsedCounts(run, runs) })),
 		queued: scoped.filter((run) => run.state === "queued").length,
 		running: running.length,
 	};
@@ -72,7 +73,8 @@ export interface RowOptions {
  */
 export function runRows(view: RunView, width: number, style: Style, options: RowOptions = {}): string[] {
 	const indent = "  ".repeat(options.depth ?? 0);
-	const head = `${indent}${liveIcon(view.state, style, options.now ?? null)} ${style.bold(view.type)} · ${view.description}`;
+	const below = view.below ? ` ${style.fg("muted", `(${view.below})`)}` : "";
+	const head = `${indent}${liveIcon(view.state, style, options.now ?? null)} ${style.bold(view.type)} · ${view.description}${below}`;
 	const stats = style.fg("dim", [view.id, ...statsParts(view)].join(" · "));
 	const lines: string[] = [];
 	if (width >= ONE_LINE_WIDTH) {
@@ -97,7 +99,7 @@ export function widgetLines(snapshot: WidgetSnapshot, width: number, style: Styl
 	const rows = snapshot.rows.slice(0, MAX_WIDGET_ROWS);
 	let shownRows = 0;
 	for (const [index, view] of rows.entries()) {
-		const row = runRows(view, width, style, { now });
+		const row = runRows(view, width, style, { now, depth: (view.depth ?? 1) - 1 });
 		// The last line is kept for the count of what is left out, unless this is the last of everything.
 		const last = index === snapshot.rows.length - 1 && snapshot.queued === 0;
 		if (lines.length + row.length > maxLines - (last ? 0 : 1) && shownRows > 0) break;

@@ -1,0 +1,56 @@
+/**
+ * The tree of runs as the TUI draws it (issue 21): each run followed by the runs it spawned,
+ * indented one step per level under its parent, and a parent's collapsed counts of what runs
+ * below it. Pure functions over records.
+ */
+import type { RunRecord } from "../../../runtime/runs.ts";
+
+/**
+ * `runs` with each run followed by its descendants (children in creation order); runs whose
+ * parent is not among them start a tree of their own, in creation order.
+ */
+export function inTreeOrder<T extends Pick<RunRecord, "id" | "createdAt"> & { parentId?: string | null }>(runs: readonly T[]): T[] {
+	const ids = new Set(runs.map((run) => run.id));
+	const byParent = new Map<string | null, T[]>();
+	for (const run of [...runs].sort((a, b) => a.createdAt - b.createdAt)) {
+		const parent = run.parentId && ids.has(run.parentId) && run.parentId !== run.id ? run.parentId : null;
+		byParent.set(parent, [...(byParent.get(parent) ?? []), run]);
+	}
+	const ordered: T[] = [];
+	const seen = new Set<string>();
+	const visit = (run: T) => {
+		if (seen.has(run.id)) return;
+		seen.add(run.id);
+		ordered.push(run);
+		for (const child of byParent.get(run.id) ?? []) visit(child);
+	};
+	for (const root of byParent.get(null) ?? []) visit(root);
+	// A cycle (records that disagree) still lists every run once.
+	for (const run of runs) visit(run);
+	return ordered;
+}
+
+/** The indent of a run at `depth` (1: none), two columns per level. */
+export function treeIndent(depth: number | undefined): string {
+	return "  ".repeat(Math.max(0, (depth ?? 1) - 1));
+}
+
+/** `3 below: 2 running, 1 queued` for a run with descendants among `runs`; null without any. */
+export function collapsedCounts(run: Pick<RunRecord, "id">, runs: readonly Pick<RunRecord, "id" | "state" | "parentId">[]): string | null {
+	const below: Pick<RunRecord, "state">[] = [];
+	const frontier = [run.id];
+	const seen = new Set(frontier);
+	while (frontier.length > 0) {
+		const parent = frontier.shift();
+		for (const child of runs) {
+			if (child.parentId !== parent || seen.has(child.id)) continue;
+			seen.add(child.id);
+			below.push(child);
+			frontier.push(child.id);
+		}
+	}
+	if (below.length === 0) return null;
+	const count = (state: string) => below.filter((child) => child.state === state).length;
+	const parts = [["running", count("running")], ["queued", count("queued")]].filter(([, n]) => (n as number) > 0).map(([state, n]) => `${n} ${state}`);
+	return `${below.length} below${parts.length ? `: ${parts.join(", ")}` : ""}`;
+}
