@@ -8,7 +8,8 @@
  * settles). cadre runs once with `maxConcurrent` N (its limiter admits everything at once, as the
  * floor does) and once with the default 4, where children finish a few at a time and every one that
  * finishes while the parent is idle starts a turn at once (no timer holds it back; ADR 0070).
- * Targets: parent requests ≤ 10 at every N; wall ≤ 2.5× the floor at N = 500.
+ * Targets: parent requests ≤ 10 at every N; wall ≤ 2.5× the floor at N = 500. Then a two-level
+ * fan-out (issue 21): 10 leads × 10 children, against the flat floor of as many bare sessions.
  */
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
@@ -162,13 +163,61 @@ async function floor(n: number): Promise<Outcome> {
 	return outcome;
 }
 
+/** The ids a session's tool results name as started in the background. */
+function startedIds(messages: Message[]): string[] {
+	return messages.flatMap((message) => {
+		if (message.role !== "toolResult") return [];
+		const text = message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+		return [...text.matchAll(/Started sub-agent (\S+)/g)].map((match) => match[1] as string);
+	});
+}
+
+/**
+ * Two levels (issue 21): the root starts `leads` leads in the background in one message, each lead
+ * starts `children` explore children in the background in one message and waits for them, the root
+ * waits for the leads. Wall from the root's prompt to its last answer; the model requests of the root
+ * and of the leads.
+ */
+async function cadreTwoLevel(leads: number, children: number, maxConcurrent: number): Promise<Outcome & { leadRequests: number; runs: number }> {
+	const spawnMany = (n: number, type: string) =>
+		fauxAssistantMessage(
+			Array.from({ length: n }, (_, i) => fauxToolCall("subagent", { prompt: `task ${i}`, description: `task ${i}`, subagent_type: type, run_in_background: true })),
+			{ stopReason: "toolUse" },
+		);
+	const waitFor = (messages: Message[]) => fauxAssistantMessage([fauxToolCall("get_subagent_result", { agent_id: startedIds(messages), wait: true })], { stopReason: "toolUse" });
+	const parent = await createParent({
+		subagentSettings: { maxConcurrent },
+		agentFiles: { "agents/lead.md": "---\ndescription: Bench lead\ntools: [read, subagent]\nsubagents: [explore]\n---\nDelegate.\n" },
+		script: (turn) => {
+			if (turn.agent === "explore") return fauxAssistantMessage("child done");
+			if (turn.agent === "lead") return turn.step === 0 ? spawnMany(children, "explore") : turn.step === 1 ? waitFor(turn.messages) : fauxAssistantMessage("lead done");
+			if (turn.lastText === "fan out" && turn.last?.role === "user") return spawnMany(leads, "lead");
+			// Right after the spawns (the last message is a `subagent` result): wait for every lead.
+			if (turn.last?.role === "toolResult" && (turn.last as { toolName?: string }).toolName === "subagent") return waitFor(turn.messages);
+			return fauxAssistantMessage("ok");
+		},
+	});
+	await parent.session.prompt("warm up");
+	const before = parent.requests.length;
+	const t0 = now();
+	await parent.session.prompt("fan out");
+	await parent.session.waitForIdle();
+	const wallMs = now() - t0;
+	const turns = parent.requests.slice(before);
+	const runs = parent.service().list();
+	if (runs.filter((run) => run.status === "completed").length !== leads * (children + 1)) throw new Error(`two-level fan-out: ${runs.filter((run) => run.status === "completed").length} of ${leads * (children + 1)} runs completed`);
+	parent.dispose();
+	return { parentRequests: turns.filter((turn) => turn.agent === "parent").length, leadRequests: turns.filter((turn) => turn.agent === "lead").length, wallMs, runs: runs.length };
+}
+
 const line = (label: string, outcome: Outcome, floorWall?: number) =>
 	`${label} ${String(outcome.parentRequests).padStart(3)} parent requests, wall ${ms(outcome.wallMs).padStart(11)}${floorWall ? `  ×${(outcome.wallMs / floorWall).toFixed(2)} floor` : ""}`;
 // Warm up both paths (module loading, JIT) so the first measured N does not pay for it.
 await floor(5);
 await cadre(5, 5);
 console.log("fan-out: N background children in one parent message (faux model), prompt → every child delivered to the parent");
-for (const n of [10, 50, 500]) {
+// `BENCH_ONLY=two-level` prints the two-level fan-out alone.
+for (const n of process.env.BENCH_ONLY === "two-level" ? [] : [10, 50, 500]) {
 	const bare = await floor(n);
 	const unlimited = await cadre(n, n);
 	const limited = await cadre(n, 4);
@@ -176,5 +225,17 @@ for (const n of [10, 50, 500]) {
 	console.log(line("    floor (bare createAgentSession extension):", bare));
 	console.log(line("    cadre, maxConcurrent N (as the floor):     ", unlimited, bare.wallMs));
 	console.log(line("    cadre, maxConcurrent 4 (the default):      ", limited, bare.wallMs));
+}
+{
+	// Two levels, 10 leads × 10 children: 110 child sessions; the floor is the flat fan-out of as many bare sessions.
+	const bare = await floor(110);
+
+	console.log("two-level fan-out: 10 leads × 10 explore children each (110 runs), root prompt → its last answer (issue 21)");
+	console.log(line("    floor (110 bare sessions, flat):           ", bare));
+	console.log(line("    cadre flat, 110 children, maxConcurrent 110:", await cadre(110, 110), bare.wallMs));
+	for (const max of [110, 4]) {
+		const tree = await cadreTwoLevel(10, 10, max);
+		console.log(`${line(`    cadre two levels, maxConcurrent ${String(max).padEnd(3)}:       `, tree, bare.wallMs)}; ${tree.leadRequests} lead requests`);
+	}
 }
 process.exit(0);

@@ -6,7 +6,9 @@
  * description + schema size in tokens (chars/4); file-system calls per spawn (fs-counter.ts) and
  * the parent's stored tool result per child (the message as pi keeps it, JSON), each against the
  * floor (for the result: the child's answer as a bare extension's tool returns it, no details).
- * `BENCH_N` sets the spawn count (default 100). All with pi-ai's faux model, offline.
+ * Beside them, spawn overhead at depth 2 (a lead child spawns) against depth 1 (issue 21;
+ * `BENCH_ONLY=depth` prints only that). `BENCH_N` sets the spawn count (default 100). All with
+ * pi-ai's faux model, offline.
  */
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
@@ -200,8 +202,65 @@ async function toolTokens(): Promise<{ perTool: Record<string, number>; total: n
 	return { perTool, total: Object.values(perTool).reduce((a, b) => a + b, 0) };
 }
 
+const LEAD_FILE = "---\ndescription: Bench lead\ntools: [read, subagent]\nsubagents: [explore]\n---\nDelegate.\n";
+
+/** Marks every `subagent` tool call; loaded by the root and (as a parent extension) by every child. */
+const MARK_EXTENSION = `
+export default function (pi) {
+	pi.on("tool_call", (event) => { if (event.toolName === "subagent") globalThis.__cadreBenchSpawnAt = performance.now(); });
+}
+`;
+
+/**
+ * Spawn overhead at depth 1 and 2 measured the same way (issue 21): from the spawner's
+ * `subagent` tool call to the spawned child's first request, `count` sequential spawns in one
+ * turn of the spawner — the root session (depth 1) or a foreground `lead` child (depth 2). The
+ * same extension marks the call in both (a child loads the parent's extensions).
+ */
+async function spawnAtDepth(count: number, depth: 1 | 2): Promise<number[]> {
+	const samples: number[] = [];
+	const spawner = depth === 1 ? "parent" : "lead";
+	const marks = globalThis as { __cadreBenchSpawnAt?: number };
+	const parent = await createParent({
+		agentFiles: { "agents/lead.md": LEAD_FILE },
+		agentExtensions: { "mark.ts": MARK_EXTENSION },
+		script: (turn) => {
+			if (turn.agent === "explore") {
+				samples.push(now() - (marks.__cadreBenchSpawnAt ?? Number.NaN));
+				return fauxAssistantMessage("child done");
+			}
+			if (turn.agent === spawner) {
+				if (turn.step >= count + 5) return fauxAssistantMessage("spawner done");
+				return fauxAssistantMessage([fauxToolCall("subagent", { prompt: "say done", description: "bench child", subagent_type: "explore" })], { stopReason: "toolUse" });
+			}
+			// depth 2: the root starts one foreground lead.
+			return turn.step === 0
+				? fauxAssistantMessage([fauxToolCall("subagent", { prompt: "lead", description: "bench lead", subagent_type: "lead" })], { stopReason: "toolUse" })
+				: fauxAssistantMessage("root done");
+		},
+	});
+	await parent.session.prompt("spawn");
+	parent.dispose();
+	if (samples.length !== count + 5) throw new Error(`depth ${depth}: ${samples.length} of ${count + 5} spawns reached their child`);
+	return samples.slice(5);
+}
+
 void describeTurn;
 const N = Number(process.env.BENCH_N ?? 100);
+if (process.env.BENCH_ONLY === "depth") {
+	await printDepth(N);
+	process.exit(0);
+}
+
+/** Depth 2 beside depth 1 (issue 21; target: depth-2 p50 ≤ 1.5× depth 1). */
+async function printDepth(count: number) {
+	const one = await spawnAtDepth(count, 1);
+	const two = await spawnAtDepth(count, 2);
+	console.log(`nested spawn overhead (spawner's subagent call → child's first request), ${count} spawns each`);
+	console.log(`  depth 1 (the root session spawns): p50 ${ms(pct(one, 50))}  p95 ${ms(pct(one, 95))}`);
+	console.log(`  depth 2 (a lead child spawns):     p50 ${ms(pct(two, 50))}  p95 ${ms(pct(two, 95))}`);
+	console.log(`  depth 2 p50 / depth 1 p50: ×${(pct(two, 50) / pct(one, 50)).toFixed(2)}  (target ≤ 1.5)`);
+}
 const floorSamples = await floor(N);
 const bare = await spawnOverhead(N, false);
 const withExt = await spawnOverhead(N, true);
@@ -218,6 +277,7 @@ if (own && base) {
 	if (process.env.BENCH_FS_TRACE) console.log(fsCalls.stacks());
 	console.log(`parent's stored tool result per child (JSON chars): floor ${base.resultChars}, cadre ${own.resultChars.toFixed(0)}  ×${(own.resultChars / base.resultChars).toFixed(2)} (target ≤ 2)`);
 }
+await printDepth(N);
 console.log("background children (faux model), wall until all finished / RSS after");
 for (const n of [1, 10, 50]) {
 	const { wallMs, rss } = await concurrent(n);
