@@ -297,3 +297,29 @@ describe("cadre run --batch", () => {
 		expect(run.stdout).not.toContain("  ok: one");
 	});
 });
+
+describe("cadre run: a child that delegates (issue 21)", () => {
+	it("nests the same way: the lead gets the delegation tools and spawns explore; records carry parentId and depth", async () => {
+		const world = runWorld("run-nested-", server.baseUrl, {
+			files: { "agent/agents/lead.md": "---\ndescription: Lead\ntools: [read, subagent]\nsubagents: [explore]\n---\nLead.\n" },
+		});
+		const leadTools: string[][] = [];
+		server.setScript((request) => {
+			if (request.agent === "explore") return { text: "explored the parser" };
+			if (request.agent !== "lead") return { text: "wrong agent" };
+			leadTools.push([...request.tools].sort());
+			return request.step === 0
+				? { toolCalls: [{ name: "subagent", arguments: { prompt: "find the parser", description: "find it", subagent_type: "explore" } }] }
+				: { text: `lead done: ${request.lastText.includes("explored the parser") ? "saw it" : "missed it"}` };
+		});
+		const run = await cadre(world, ["run", "lead", "lead the search"]);
+		expect(run.code, run.stderr).toBe(0);
+		expect(run.stdout).toBe("lead done: saw it\n");
+		expect(leadTools[0]).toEqual(["get_subagent_result", "read", "steer_subagent", "subagent"]);
+		const all = records(world.agentDir);
+		const lead = all.find((record) => record.type === "lead");
+		const explore = all.find((record) => record.type === "explore");
+		expect(lead).toMatchObject({ state: "completed", depth: 1, parentId: null, descendants: 1 });
+		expect(explore).toMatchObject({ state: "completed", depth: 2, parentId: lead?.id, rootId: lead?.id });
+	});
+});
