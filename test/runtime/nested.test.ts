@@ -30,6 +30,11 @@ function startedIds(turn: Turn): string[] {
 	return ids;
 }
 
+/** The text of a session's first (user) message. */
+const textOfFirst = (turn: Turn) => {
+	const content = (turn.messages[0] as { content?: unknown } | undefined)?.content;
+	return typeof content === "string" ? content : Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? "").join("") : "";
+};
 const names = (turn: Turn) => turn.tools.map((tool) => tool.name);
 const spawnCall = (args: Record<string, unknown>) => fauxToolCall("subagent", { description: "a task", prompt: "do it", ...args });
 
@@ -232,6 +237,63 @@ describe("children that delegate", () => {
 		const explores = service.list().filter((run) => run.type === "explore");
 		expect(explores.map((run) => run.status)).toEqual(["stopped", "stopped", "stopped"]);
 		for (const run of explores) expect(run.parentId).toBe(lead?.id);
+	});
+});
+
+describe("a tree's edges", () => {
+	it("Esc on the root aborts a foreground lead, its foreground child, and stops its background child", async () => {
+		const held = (turn: Turn) =>
+			new Promise<ReturnType<typeof fauxAssistantMessage>>((resolve) => turn.signal?.addEventListener("abort", () => resolve(fauxAssistantMessage("", { stopReason: "aborted" })), { once: true }));
+		parent = await createParent({
+			agentFiles: { "agents/lead.md": LEAD },
+			script: (turn) => {
+				if (turn.agent === "explore") return held(turn);
+				if (turn.agent === "lead") {
+					if (turn.step === 0) return fauxAssistantMessage([spawnCall({ subagent_type: "explore", run_in_background: true, description: "in the back" })], { stopReason: "toolUse" });
+					if (turn.step === 1) return fauxAssistantMessage([spawnCall({ subagent_type: "explore", description: "in the front" })], { stopReason: "toolUse" });
+					return fauxAssistantMessage("lead went on");
+				}
+				return turn.step === 0 ? fauxAssistantMessage([spawnCall({ subagent_type: "lead" })], { stopReason: "toolUse" }) : fauxAssistantMessage("root: done");
+			},
+		});
+		const prompt = parent.session.prompt("lead in the foreground");
+		const service = parent.service();
+		await until(() => service.list().filter((run) => run.type === "explore" && run.status === "running").length === 2, "both explore children running");
+		const began = Date.now();
+		await parent.session.abort();
+		await prompt;
+		await until(() => service.list().every((run) => run.status !== "running" && run.status !== "queued"), "the tree ended");
+		expect(Date.now() - began).toBeLessThan(1000);
+		const state = (description: string) => service.list().find((run) => run.description === description)?.status;
+		expect(service.list().find((run) => run.type === "lead")?.status).toBe("aborted");
+		expect(state("in the front")).toBe("aborted");
+		expect(state("in the back")).toBe("stopped");
+	});
+
+	it("a lead may resume only its own runs: resuming the root's run is refused (resume-refused)", async () => {
+		let leadSaw = "";
+		parent = await createParent({
+			agentFiles: { "agents/lead.md": LEAD },
+			script: (turn) => {
+				if (turn.agent === "explore") return fauxAssistantMessage("explored");
+				if (turn.agent === "lead") {
+					const id = /resume (\S+)/.exec(textOfFirst(turn))?.[1] ?? "";
+					if (turn.step === 0) return fauxAssistantMessage([spawnCall({ resume: id, prompt: "go on" })], { stopReason: "toolUse" });
+					leadSaw = turn.lastText;
+					return fauxAssistantMessage("lead done");
+				}
+				if (turn.step === 0) return fauxAssistantMessage([spawnCall({ subagent_type: "explore" })], { stopReason: "toolUse" });
+				if (turn.step === 1) {
+					const id = /Sub-agent (explore-\S+)/.exec(turn.lastText)?.[1] ?? "";
+					return fauxAssistantMessage([spawnCall({ subagent_type: "lead", prompt: `resume ${id}` })], { stopReason: "toolUse" });
+				}
+				return fauxAssistantMessage("root: done");
+			},
+		});
+		await parent.session.prompt("go");
+		expect(leadSaw).toContain("Spawn refused (resume-refused)");
+		expect(leadSaw).toContain("a sub-agent resumes only its own runs");
+		expect(parent.events.filter((e) => e.name === "cadre:created").map((e) => e.payload.type)).toEqual(["explore", "lead"]);
 	});
 });
 

@@ -13,7 +13,7 @@ import { spawnableTypes } from "../../resolve/delegation.ts";
 import type { ChildMessage } from "../../runtime/pi/conversation.ts";
 import type { RunRecord, RunRegistry } from "../../runtime/runs.ts";
 import { subagentDescription } from "../pi/tools.ts";
-import { delegationTools, type StartRun } from "./delegation-tools.ts";
+import { delegationTools, inScope, type StartRun } from "./delegation-tools.ts";
 import type { ParentSnapshot } from "./plan.ts";
 
 /** The user and assistant text of a run's conversation, last `maxChars` (a nested `inherit_context`). */
@@ -68,7 +68,15 @@ export function runDelegationTools(options: RunDelegationOptions): ToolDefinitio
 	const scope = {
 		registry,
 		caller: run.id,
-		start: options.start,
+		start: (request: Parameters<StartRun>[0], startOptions: Parameters<StartRun>[1]) => {
+			// A resume keeps the stored config: a run may resume only its own subtree's runs, or it
+			// could continue a run with more than it has itself.
+			const resumed = typeof request.resume === "string" ? registry.get(request.resume) : undefined;
+			if (typeof request.resume === "string" && !(resumed && inScope({ registry, caller: run.id }, resumed))) {
+				return Promise.reject(new Error(`Spawn refused (resume-refused): run ${request.resume} is not one of the runs "${run.type}" started; a sub-agent resumes only its own runs.`));
+			}
+			return options.start(request, startOptions);
+		},
 		maxResultChars: () => options.loaded()?.settings.maxResultChars ?? 20000,
 	};
 	return delegationTools(subagentDescription(loaded, only), () => scope);
