@@ -6,7 +6,10 @@
  * delivers a message the child's next request contains, the stop key stops it; a foreground
  * child's tool row shows the compact line, then the summary. Every step waits for a screen state.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { piWorld } from "../support/pi-cli.ts";
 import { KEYS, type PiTerminal, startPi } from "./support/pi-terminal.ts";
 
 let pi: PiTerminal | null = null;
@@ -90,5 +93,35 @@ describe("cadre in pi's TUI", () => {
 		await pi.submit("/subagents");
 		await pi.waitFor("the earlier run listed", (t) => t.lines().some((line) => line.includes("omega task") && line.includes("completed")));
 		await pi.pressUntil(KEYS.enter, "its conversation from the transcript", (t) => has(t.lines(), "› task omega", "→ bash", "omega done"));
+	}, 60_000);
+});
+
+describe("a tree in pi's TUI (issue 21)", () => {
+	it("the widget and /subagents show a lead's children indented under it; x on the lead stops its whole subtree", async () => {
+		const world = piWorld("tui-tree-");
+		mkdirSync(join(world.agentDir, "agents"), { recursive: true });
+		writeFileSync(join(world.agentDir, "agents", "lead.md"), "---\ndescription: Lead\ntools: [read, bash, subagent]\nsubagents: [general-purpose]\n---\nLead.\n");
+		pi = await startPi({ fixture: "tui-model.ts", world, settings: { maxConcurrent: 2 } });
+		await pi.submit("lead kappa lambda mu");
+		await pi.waitFor("the lead with two children running and one queued", (t) => has(t.aboveEditor(), "the lead", "kappa task", "lambda task", "1 queued"));
+		const widget = pi.aboveEditor();
+		const row = (text: string) => widget.find((line) => line.includes(text)) ?? "";
+		const indentOf = (line: string) => line.length - line.trimStart().length;
+		expect(indentOf(row("kappa task"))).toBe(indentOf(row("the lead")) + 2);
+		expect(row("the lead")).toMatch(/3 below: 2 running, 1 queued/);
+
+		await pi.submit("/subagents");
+		await pi.waitFor("the view with the tree", (t) => has(t.lines(), "sub-agent runs of this session", "the lead", "kappa task", "mu task"));
+		const lines = pi.lines();
+		const leadRow = lines.findIndex((line) => line.includes("the lead"));
+		expect(lines.findIndex((line) => line.includes("kappa task"))).toBeGreaterThan(leadRow);
+		await pi.pressUntil(KEYS.up, "the lead selected", (t) => t.lines().some((line) => line.startsWith("›") && line.includes("the lead")));
+		pi.write("x");
+		await pi.waitFor("the stop confirmation", (t) => has(t.lines(), "? y stops it"));
+		pi.write("y");
+		await pi.waitFor("the lead and all three children stopped", (t) =>
+			["the lead", "kappa task", "lambda task", "mu task"].every((text) => t.lines().some((line) => line.includes(text) && line.includes("stopped"))),
+		);
+		pi.write(KEYS.escape);
 	}, 60_000);
 });
