@@ -79,7 +79,8 @@ function onTerminal(host: ExtensionHost, run: RunRecord): void {
 	// A nested run's end is told to the run that spawned it (ADR 0175), not to this session.
 	if (!run.background || run.parentId !== null) return;
 	try {
-		host.pi.appendEntry(USAGE_ENTRY, { id: run.id, type: run.type, status: run.state, usage: { ...run.usage }, transcript: run.transcript });
+		// `treeUsage`: with the runs it spawned (issue 21); the same as `usage` for a run that spawned none.
+		host.pi.appendEntry(USAGE_ENTRY, { id: run.id, type: run.type, status: run.state, usage: { ...run.usage }, treeUsage: { ...(run.treeUsage ?? run.usage) }, transcript: run.transcript });
 	} catch {
 		// the parent session may already be gone
 	}

@@ -148,7 +148,9 @@ async function runToEnd(registry: RegistryState, internal: Internal): Promise<vo
 	} catch (cause) {
 		end = { state: internal.aborted ? "aborted" : "failed", error: cause instanceof Error ? cause.message : String(cause) };
 	}
-	// A run does not outlive the run that spawned it (ADR 0174): what it left running is stopped.
+	// A run does not outlive the run that spawned it (ADR 0174): what it left running is stopped
+	// (and not told to its session, which has settled).
+	internal.settled = true;
 	await stopDescendants(registry, internal.record.id);
 	if (end) await finish(registry, internal, end.state, end.error);
 }

@@ -27,6 +27,8 @@ export interface Internal {
 	cancelQueued: (() => boolean) | null;
 	/** Gives its limiter slot back; null while it holds none (foreground at depth 1, or waiting on its children). */
 	slot: (() => void) | null;
+	/** Its child session has settled: nothing steered into it would be read (a nested end is not told). */
+	settled?: boolean;
 	/** Ends its queueing for a slot again after a wait (a stop must not wait for a free slot). */
 	retake?: (() => void) | null;
 	done: Promise<RunRecord>;

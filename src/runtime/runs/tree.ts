@@ -93,7 +93,7 @@ export function notifySpawner(registry: RegistryState, run: RunRecord): void {
 	if (!spawner || !text) return;
 	// After the waiters of `done` ran (they mark the run fetched).
 	setImmediate(() => {
-		if (run.fetched || run.notified || !spawner.child || spawner.finished) return;
+		if (run.fetched || run.notified || !spawner.child || spawner.finished || spawner.settled) return;
 		const message = text(run);
 		if (message === null) return;
 		run.notified = true;
