@@ -270,6 +270,33 @@ describe("a tree's edges", () => {
 		expect(state("in the back")).toBe("stopped");
 	});
 
+	it("a nested background run's end is steered into the lead that spawned it, not into the root session", async () => {
+		let leadHeard = "";
+		parent = await createParent({
+			agentFiles: { "agents/lead.md": LEAD },
+			script: async (turn) => {
+				if (turn.agent === "explore") return fauxAssistantMessage("explored the corner");
+				if (turn.agent === "lead") {
+					if (turn.step === 0) return fauxAssistantMessage([spawnCall({ subagent_type: "explore", run_in_background: true })], { stopReason: "toolUse" });
+					if (turn.step === 1) {
+						// The lead works on while its child ends.
+						await until(() => parent?.events.some((e) => e.name === "cadre:completed" && e.payload.type === "explore") ?? false, "explore ended");
+						return fauxAssistantMessage([fauxToolCall("read", { path: "missing.txt" })], { stopReason: "toolUse" });
+					}
+					leadHeard = turn.messages.map((message) => (message.role === "user" ? JSON.stringify(message.content) : "")).join("\n");
+					return fauxAssistantMessage("lead done");
+				}
+				return turn.step === 0 ? fauxAssistantMessage([spawnCall({ subagent_type: "lead" })], { stopReason: "toolUse" }) : fauxAssistantMessage("root: done");
+			},
+		});
+		await parent.session.prompt("go");
+		expect(leadHeard).toContain("1 background sub-agent finished: explore-");
+		expect(leadHeard).toContain("explored the corner");
+		const rootSaw = parent.requests.filter((turn) => turn.agent === "parent").map((turn) => JSON.stringify(turn.messages)).join("\n");
+		expect(rootSaw).not.toContain("background sub-agent finished");
+		expect(parent.session.messages.some((message) => (message as { customType?: string }).customType === "cadre-notification")).toBe(false);
+	});
+
 	it("a lead may resume only its own runs: resuming the root's run is refused (resume-refused)", async () => {
 		let leadSaw = "";
 		parent = await createParent({
