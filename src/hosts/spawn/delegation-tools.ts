@@ -160,7 +160,8 @@ export function steerToolDefinition(scopeOf: ScopeOf): AnyTool {
 		parameters: steerParameters,
 		async execute(_toolCallId: string, params: { agent_id: string; message: string }, _signal: unknown, _onUpdate: unknown, ctx: ExtensionContext) {
 			const scope = scopeOf(ctx);
-			if (!visible(scope, params.agent_id)) throw new Error(`No sub-agent run with id ${params.agent_id} among the runs you started.`);
+			// The root session sees every run (the registry says what is unknown); a run only its subtree.
+			if (scope.caller !== null && !visible(scope, params.agent_id)) throw new Error(`No sub-agent run with id ${params.agent_id} among the runs you started.`);
 			const run = await scope.registry.steer(params.agent_id, params.message);
 			return { content: [{ type: "text", text: `Message ${run.state === "queued" ? "buffered for" : "sent to"} ${run.id}.` }], details: undefined };
 		},
