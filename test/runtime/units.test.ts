@@ -36,6 +36,24 @@ describe("limiter", () => {
 		expect(cancels.get("a")?.()).toBe(false);
 		expect(limiter.active()).toBe(2);
 	});
+
+	it("admits a job queued with priority first before the jobs that waited longer (a run resuming after its wait, ADR 0173)", async () => {
+		const limiter = createLimiter(1);
+		const started: string[] = [];
+		const releases = new Map<string, () => void>();
+		const job = (key: string) => (release: () => void) => {
+			started.push(key);
+			releases.set(key, release);
+		};
+		limiter.enqueue("lead", job("lead"));
+		limiter.enqueue("child-1", job("child-1"));
+		limiter.enqueue("child-2", job("child-2"));
+		limiter.enqueue("lead-again", job("lead-again"), "first");
+		expect(limiter.waiting()).toEqual(["lead-again", "child-1", "child-2"]);
+		releases.get("lead")?.();
+		await new Promise((resolve) => queueMicrotask(() => resolve(null)));
+		expect(started).toEqual(["lead", "lead-again"]);
+	});
 });
 
 describe("pi version check", () => {
