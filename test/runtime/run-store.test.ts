@@ -63,6 +63,22 @@ describe("saving a run record", () => {
 		expect(before.ok && [before.run.contract, before.run.structured, before.run.config.inputs, before.run.config.outputs, before.run.config.outputSchema]).toEqual([null, null, [], [], null]);
 	});
 
+	it("keeps a nested run's parentId, rootId, depth, treeUsage and descendants; a record written before nesting loads at depth 1 with no parent", async () => {
+		const dir = tempDir();
+		const treeUsage = { input: 30, output: 15, cacheRead: 0, cacheWrite: 0, cost: 0.003 };
+		const run = runRecord({ id: "explore-kid", parentId: "lead-abc", rootId: "lead-abc", depth: 2, spawnerCwd: "/w/lead", treeUsage, descendants: 2 });
+		expect(await saveRun(dir, run)).toBeNull();
+		const loaded = loadRun(recordPath(dir, run.id));
+		expect(loaded.ok && loaded.run).toMatchObject({ parentId: "lead-abc", rootId: "lead-abc", depth: 2, spawnerCwd: "/w/lead", treeUsage, descendants: 2 });
+		expect(loaded.ok && runResult(loaded.run, 1000)).toMatchObject({ parentId: "lead-abc", depth: 2, treeUsage, descendants: 2 });
+		const old = await rewrite(tempDir(), (stored) => {
+			const { parentId: _p, rootId: _r, depth: _d, spawnerCwd: _s, ...rest } = stored as Record<string, unknown>;
+			return rest;
+		});
+		const before = loadRun(old);
+		expect(before.ok && { parentId: before.run.parentId, rootId: before.run.rootId, depth: before.run.depth }).toEqual({ parentId: null, rootId: "explore-abc123", depth: 1 });
+	});
+
 	it("writes through a temp file and a rename: only the record is left, readable by its owner only", async () => {
 		const dir = join(tempDir(), "not-yet-made");
 		expect(await saveRun(dir, runRecord())).toBeNull();
