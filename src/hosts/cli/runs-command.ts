@@ -32,7 +32,7 @@ export async function runRunsList(opts: CommonOptions, io: CliIo, now: number = 
 	const { runs, diagnostics } = listRuns(dir);
 	const newest = [...runs].reverse();
 	if (opts.json) {
-		const rows = newest.map((r) => ({ id: r.id, type: r.type, state: r.state, createdAt: r.createdAt, endedAt: r.endedAt ?? null, description: r.description }));
+		const rows = newest.map((r) => ({ id: r.id, type: r.type, state: r.state, createdAt: r.createdAt, endedAt: r.endedAt ?? null, description: r.description, parentId: r.parentId, depth: r.depth }));
 		io.out(`${JSON.stringify({ dir, runs: rows, diagnostics }, null, 2)}\n`);
 		return EXIT_OK;
 	}
