@@ -375,4 +375,51 @@ describe("nested worktrees", () => {
 		expect(existsSync(join(repo, "lead.txt"))).toBe(false);
 		expect(existsSync(join(repo, "worker.txt"))).toBe(false);
 	});
+
+	it("stopping a worktree lead stops its worktree children, each recorded stopped, their work committed on their branches", async () => {
+		const wrote = new Set<string>();
+		for (const [key, value] of Object.entries({ GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" })) process.env[key] = value;
+		const repo = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "repo-"));
+		const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, encoding: "utf8" });
+		git("init", "-q", "-b", "main");
+		writeFileSync(join(repo, "a.txt"), "a\n");
+		git("add", ".");
+		git("commit", "-q", "-m", "init");
+		parent = await createParent({
+			cwd: repo,
+			agentFiles: {
+				"agents/lead.md": "---\ndescription: Worktree lead\ntools: [read, write, subagent]\nisolation: worktree\nsubagents: [worker]\n---\nLead.\n",
+				"agents/worker.md": "---\ndescription: Worker\ntools: [read, write]\n---\nWork.\n",
+			},
+			script: (turn) => {
+				if (turn.agent === "worker") {
+					const name = /part (\d)/.exec(textOfFirst(turn))?.[1] ?? "x";
+					if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("write", { path: `part-${name}.txt`, content: `part ${name}` })], { stopReason: "toolUse" });
+					wrote.add(name);
+					return new Promise((resolve) => turn.signal?.addEventListener("abort", () => resolve(fauxAssistantMessage("", { stopReason: "aborted" })), { once: true }));
+				}
+				if (turn.agent === "lead") {
+					if (turn.step === 0) return fauxAssistantMessage([1, 2].map((i) => spawnCall({ subagent_type: "worker", prompt: `part ${i}`, description: `part ${i}`, run_in_background: true })), { stopReason: "toolUse" });
+					if (turn.step === 1) return fauxAssistantMessage([fauxToolCall("get_subagent_result", { agent_id: startedIds(turn), wait: true })], { stopReason: "toolUse" });
+					return fauxAssistantMessage("lead done");
+				}
+				return turn.step === 0 ? fauxAssistantMessage([spawnCall({ subagent_type: "lead", run_in_background: true })], { stopReason: "toolUse" }) : fauxAssistantMessage("root: started");
+			},
+		});
+		await parent.session.prompt("start");
+		const service = parent.service();
+		await until(() => wrote.size === 2, "both workers wrote their part");
+		const lead = service.list().find((run) => run.type === "lead");
+		const began = Date.now();
+		await service.stop(lead?.id ?? "");
+		expect(Date.now() - began).toBeLessThan(1000);
+		const workers = service.list().filter((run) => run.type === "worker");
+		expect(workers.map((run) => run.status)).toEqual(["stopped", "stopped"]);
+		for (const worker of workers) {
+			const branch = (worker.isolation as { branch?: string } | null)?.branch ?? "";
+			expect(branch).toBe(`cadre/${worker.id}`);
+			const part = worker.description.replace(" ", "-");
+			expect(git("show", `${branch}:${part}.txt`)).toBe(worker.description);
+		}
+	});
 });
