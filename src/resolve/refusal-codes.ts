@@ -36,7 +36,7 @@ export const REFUSAL_CODES: Readonly<Record<ListedRefusal, RefusalMeaning>> = {
 		when: "the request's model cannot be used, or no layer names a usable model (the message says, per layer, what it named and why that cannot be used)",
 		explain: true,
 	},
-	"resume-refused": { when: "unknown or still running run id; a resume that changes type or persona; a run whose transcript is gone or that is being resumed already", explain: true },
+	"resume-refused": { when: "unknown or still running run id; a resume that changes type or persona; a run whose transcript is gone or that is being resumed already; a nested resume of a run outside the spawner's subtree", explain: true },
 	"depth-exceeded": { when: "a nested spawn whose depth would pass settings `maxDepth`", explain: true },
 	"type-not-allowed": { when: "a nested spawn of a type the spawning run's `subagents` does not list, or by a run that may not delegate", explain: true },
 	"budget-exhausted": { when: "(at spawn, from the reservation) nothing remains of the parent's or the session's budget in a dimension it limits", explain: false },
