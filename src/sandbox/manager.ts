@@ -6,7 +6,7 @@
  * `--unshare-net` (ADR 0151).
  */
 import type { SandboxRuntimeConfig } from "@anthropic-ai/sandbox-runtime";
-import type { SandboxPolicy } from "../resolve/sandbox-policy.ts";
+import { type SandboxPolicy, sandboxEnvironment } from "../resolve/sandbox-policy.ts";
 
 type Library = typeof import("@anthropic-ai/sandbox-runtime");
 let started: Promise<Library["SandboxManager"]> | null = null;
@@ -41,6 +41,18 @@ export interface ChildWrap {
 	command: string;
 	/** The network allow-list id registered for the child (unregister on dispose), or null. */
 	networkId: string | null;
+}
+
+/**
+ * How `command` runs in a child's sandbox: its wrap, with the command in {@link COMMAND_VARIABLE},
+ * the environment without credential variables and `TMPDIR` the child's temp dir. The bash tool's
+ * spawn hook and cadre's own commands for the child (its `verify`) both run through it.
+ */
+export function sandboxedCommand(wrap: ChildWrap, policy: SandboxPolicy, command: string, env: Readonly<Record<string, string | undefined>>): { command: string; env: Record<string, string> } {
+	return {
+		command: wrap.command,
+		env: { ...sandboxEnvironment(env, policy), ...(policy.tempDir ? { TMPDIR: policy.tempDir } : {}), [COMMAND_VARIABLE]: command },
+	};
 }
 
 /**
