@@ -6,6 +6,7 @@
 import { safeFields, safeLine, safeText } from "../../core/terminal-text.ts";
 import type { LoadResult } from "../../files/types.ts";
 import { explain, renderExplain } from "../../resolve/explain.ts";
+import type { ExplainDirs } from "../../resolve/explain-sandbox.ts";
 import type { ModelCatalog } from "../../resolve/types.ts";
 import { counted, formatUsage } from "../../runtime/result.ts";
 import type { RunRegistry } from "../../runtime/runs.ts";
@@ -21,6 +22,8 @@ export interface ExplainInputs {
 	parent: ParentSnapshot;
 	models: ModelCatalog;
 	type: string;
+	/** The home and agent dir: explain shows the sandbox policy under them. */
+	dirs?: ExplainDirs;
 }
 
 export interface SubagentsCommandContext {
@@ -82,7 +85,7 @@ export function explainType(inputs: ExplainInputs): string {
 		models: inputs.models,
 		reader: spawnReader,
 		toolKinds: inputs.loaded.settings.toolKinds,
-	});
+	}, [], inputs.dirs);
 	return renderExplain(output, false);
 }
 
