@@ -12,7 +12,7 @@ import type { ChildMessage } from "../../../runtime/pi/conversation.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { type LegendItem, legendText } from "./legend.ts";
 import { runExplainLines } from "./run-explain.ts";
-import { formatDuration, isEnded, stateIcon, statsLine, viewOfRecord } from "./run-view.ts";
+import { formatDuration, isEnded, sandboxText, stateIcon, statsLine, viewOfRecord } from "./run-view.ts";
 import { lastTop, moved, positionText, type ScrollMove, scrollMove } from "./scroll.ts";
 import { TextPage } from "./text-page.ts";
 import { fit, shown, type Style, wrapped } from "./text.ts";
@@ -79,6 +79,7 @@ export function viewerHeader(run: RunRecord, width: number, style: Style): strin
 	return [
 		fit(`${stateIcon(view.state, style)} ${style.bold(view.id)} ${view.type} · ${view.description}`, width),
 		fit(style.fg("dim", `  ${detail}`), width),
+		...(sandboxText(view) ? [fit(style.fg(view.blocked.length > 0 ? "warning" : "dim", `  ${sandboxText(view)}`), width)] : []),
 		...(run.traceId ? [fit(style.fg("dim", `  trace ${run.traceId}`), width)] : []),
 	];
 }

@@ -4,7 +4,7 @@
  * and the short forms every renderer shares — state icons, token counts, durations, the current
  * activity. Every string in a {@link RunView} has passed through `shown`, so renderers only style.
  */
-import { type RunResult, totalTokens } from "../../../runtime/result.ts";
+import { type RunResult, sandboxBlocked, totalTokens } from "../../../runtime/result.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { dotted, type Style, shown, type Tone } from "./text.ts";
 
@@ -34,6 +34,10 @@ export interface RunView {
 	capability: string | null;
 	persona: string | null;
 	error: string | null;
+	/** Whether its tools ran in the OS sandbox; null for runs from before it. */
+	sandboxed: boolean | null;
+	/** What the sandbox blocked (the file tools'; bash's are not reported on Linux). */
+	blocked: string[];
 }
 
 /** A value shaped like a {@link RunResult} (tool details and notifications read back from a session are untyped). */
@@ -86,6 +90,8 @@ export function viewOfRecord(run: RunRecord, now: number = Date.now()): RunView 
 		capability: run.config.capabilityMode,
 		persona: run.config.persona === null ? null : shown(run.config.persona),
 		error: run.error === null ? null : shown(run.error),
+		sandboxed: run.config.sandboxed ?? null,
+		blocked: sandboxBlocked(run.diagnostics).map(shown),
 	};
 }
 
@@ -110,7 +116,16 @@ export function viewOfResult(result: RunResult, maxTurns: number | null = null):
 		capability: result.capabilityMode ? shown(result.capabilityMode) : null,
 		persona: result.persona ? shown(result.persona) : null,
 		error: result.error ? shown(result.error) : null,
+		sandboxed: typeof result.sandboxed === "boolean" ? result.sandboxed : null,
+		blocked: Array.isArray(result.sandboxBlocked) ? result.sandboxBlocked.map((attempt) => shown(String(attempt))) : [],
 	};
+}
+
+/** `sandboxed`, `sandboxed · 2 blocked: …`, `not sandboxed: …`; null for a run from before the sandbox. */
+export function sandboxText(view: Pick<RunView, "sandboxed" | "blocked">): string | null {
+	if (view.sandboxed === null) return null;
+	if (!view.sandboxed) return "not sandboxed: its tools run with your access";
+	return view.blocked.length === 0 ? "sandboxed" : `sandboxed · ${view.blocked.length} blocked: ${view.blocked.join("; ")}`;
 }
 
 const ICONS: Record<string, [string, Tone]> = {
