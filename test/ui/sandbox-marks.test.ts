@@ -18,12 +18,13 @@ const sandboxed = (overrides = {}) => {
 describe("sandbox marks in the TUI", () => {
 	it("the viewer's header says sandboxed and lists what it blocked", () => {
 		const text = viewerHeader(sandboxed({ diagnostics: [blocked] }), 160, plainStyle).join("\n");
-		expect(text).toContain("sandboxed · 1 blocked: read: read /home/me/.ssh/id_rsa");
+		expect(text).toMatch(/· sandboxed\n/);
+		expect(text).toContain("the sandbox blocked 1: read: read /home/me/.ssh/id_rsa");
 	});
 
 	it("an unsandboxed child says so; a run from before the sandbox says nothing", () => {
 		const base = record();
-		expect(viewerHeader(record({ config: { ...base.config, sandboxed: false } }), 160, plainStyle).join("\n")).toContain("not sandboxed: its tools run with your access");
+		expect(viewerHeader(record({ config: { ...base.config, sandboxed: false } }), 160, plainStyle).join("\n")).toMatch(/· not sandboxed$/m);
 		expect(viewerHeader(base, 160, plainStyle).join("\n")).not.toContain("sandboxed");
 	});
 

@@ -121,11 +121,14 @@ export function viewOfResult(result: RunResult, maxTurns: number | null = null):
 	};
 }
 
-/** `sandboxed`, `sandboxed · 2 blocked: …`, `not sandboxed: …`; null for a run from before the sandbox. */
-export function sandboxText(view: Pick<RunView, "sandboxed" | "blocked">): string | null {
-	if (view.sandboxed === null) return null;
-	if (!view.sandboxed) return "not sandboxed: its tools run with your access";
-	return view.blocked.length === 0 ? "sandboxed" : `sandboxed · ${view.blocked.length} blocked: ${view.blocked.join("; ")}`;
+/** `sandboxed` or `not sandboxed`; null for a run from before the sandbox. */
+export function sandboxText(view: Pick<RunView, "sandboxed">): string | null {
+	return view.sandboxed === null ? null : view.sandboxed ? "sandboxed" : "not sandboxed";
+}
+
+/** `the sandbox blocked 2: read: read ~/.ssh/id_rsa; …`, or null when it blocked nothing. */
+export function blockedText(view: Pick<RunView, "blocked">): string | null {
+	return view.blocked.length === 0 ? null : `the sandbox blocked ${view.blocked.length}: ${view.blocked.join("; ")}`;
 }
 
 const ICONS: Record<string, [string, Tone]> = {
