@@ -70,10 +70,19 @@ const wrapped = await wrap(sandbox.policy, []);
 const env = { ...process.env, [COMMAND_VARIABLE]: "true" };
 const outside = await p50("bash -c true, outside", () => run("true", process.env));
 const inside = await p50("bash -c true, in the child's sandbox", () => run(wrapped.command, env));
+// Where the added time goes: the same bubblewrap invocation running `true` itself (its mounts and
+// namespaces), then through the library's seccomp helper, then the shells of the full wrap.
+const split = wrapped.command.lastIndexOf(" -- ");
+const bwrapPart = wrapped.command.slice(0, split);
+const helper = /(\S*apply-seccomp)/.exec(wrapped.command)?.[1] ?? null;
+const bwrapOnly = await p50("  bwrap alone (same mounts and namespaces)", () => run(`${bwrapPart} -- /usr/bin/true`, env));
+const withHelper = helper ? await p50("  bwrap + seccomp helper, no shell", () => run(`${bwrapPart} -- /usr/bin/env SRT_ALLOW_NESTED_USERNS=0 ${helper} /usr/bin/true`, env)) : bwrapOnly;
 const naive = await p50("naive: wrap per call, network bridge", async () => {
 	const command = await manager.wrapWithSandbox("true", "bash", { filesystem: { denyRead: sandbox.policy.denyRead, allowRead: [], allowWrite: sandbox.policy.write, denyWrite: [] }, network: { allowedDomains: [], deniedDomains: [] } } as never);
 	await run(command, process.env);
 });
 console.log(`added per call: ${ms(inside - outside)} (target ≤ 25 ms); naive adds ${ms(naive - outside)}; ratio inside/outside ${(inside / outside).toFixed(1)}×`);
+console.log(`  of which bubblewrap (mounts, user/pid/net namespaces, /proc): ${ms(bwrapOnly - outside)}; seccomp helper (its nested namespaces): ${ms(withHelper - bwrapOnly)}; the wrap's shells: ${ms(inside - withHelper)}`);
+console.log(`  per child, not per call: the wrap (computed once, in child preparation); no network bridge for a child without network: ${/socat|claude-http/.test(wrapped.command) ? "NO (bridge in the wrap)" : "yes"}`);
 sandbox.dispose();
 await manager.reset();

@@ -14,6 +14,7 @@ import { CONFIG_FIELDS } from "./order.ts";
 import { resolve } from "./resolve.ts";
 import type { IoSpec } from "../files/types.ts";
 import { budgetLines, capText, delegationCell, parentLines } from "./explain-nesting.ts";
+import { type ExplainDirs, type ExplainSandbox, explainSandbox, sandboxLines, toolsCell } from "./explain-sandbox.ts";
 import { type ChainLink, nestedInput, resolveChain } from "./nested.ts";
 import type { Candidate, Delegation, InputCheck, Refusal, ResolveInput, ResolveResult, TraceEntry } from "./types.ts";
 
@@ -24,6 +25,11 @@ export interface ExplainJson {
 	config: ResolveResult["config"];
 	trace: ResolveResult["trace"];
 	diagnostics: Diagnostic[];
+	/**
+	 * The OS sandbox the child would run in (issue 27): its policy, what bash is to it, the tools
+	 * outside it; null when refused. Absent when the caller gave no home and agent dir.
+	 */
+	sandbox?: ExplainSandbox | null;
 	/** The spawning chain, outermost first (issue 21). */
 	parents?: ChainLink[];
 }
@@ -50,19 +56,20 @@ export function worktreeFeasibility(result: ResolveResult, input: ResolveInput):
  * first) the spawn is resolved as the last parent's child; a parent that would be refused refuses
  * the spawn with its code, and the target is not resolved.
  */
-export function explain(input: ResolveInput, parents: readonly string[] = []): ExplainJson {
-	if (parents.length === 0) return explainOne(input);
+export function explain(input: ResolveInput, parents: readonly string[] = [], dirs?: ExplainDirs): ExplainJson {
+	if (parents.length === 0) return explainOne(input, dirs);
 	const chain = resolveChain(input, parents);
 	if (chain.failed) {
 		const link = chain.links[chain.links.length - 1] as ChainLink;
 		const refused = chain.failed.refused as Refusal;
 		const message = `parent "${link.type}" (depth ${link.depth}) would be refused ${refused.code}: ${refused.message}`;
-		return { type: input.type ?? "general-purpose", refused: { code: refused.code, message }, config: null, trace: {}, diagnostics: chain.failed.diagnostics, parents: chain.links };
+		const failed: ExplainJson = { type: input.type ?? "general-purpose", refused: { code: refused.code, message }, config: null, trace: {}, diagnostics: chain.failed.diagnostics };
+		return { ...failed, ...(dirs ? { sandbox: null } : {}), parents: chain.links };
 	}
-	return { ...explainOne(nestedInput(input, chain.spawner)), parents: chain.links };
+	return { ...explainOne(nestedInput(input, chain.spawner), dirs), parents: chain.links };
 }
 
-function explainOne(input: ResolveInput): ExplainJson {
+function explainOne(input: ResolveInput, dirs?: ExplainDirs): ExplainJson {
 	const result = resolve(input);
 	const feasibility = worktreeFeasibility(result, input);
 	return {
@@ -71,6 +78,7 @@ function explainOne(input: ResolveInput): ExplainJson {
 		config: result.config,
 		trace: result.trace,
 		diagnostics: feasibility ? [...result.diagnostics, feasibility] : result.diagnostics,
+		...(dirs ? { sandbox: explainSandbox(result, input, dirs) } : {}),
 	};
 }
 
@@ -202,7 +210,7 @@ export function renderExplain(output: ExplainJson, tty = false, width: number | 
 		for (const field of CONFIG_FIELDS) {
 			const entry = output.trace[field];
 			if (!entry) continue;
-			let value = cell(field, output.config[field]);
+			let value = (field === "tools" ? toolsCell(output.config.tools, output.sandbox ?? null) : null) ?? cell(field, output.config[field]);
 			if (field === "reasoningEffort" && entry.applied && entry.applied !== entry.value) value += ` (runs as ${entry.applied})`;
 			if (field === "model" && entry.unverified) value += " (unverified: no credential here)";
 			rows.push([field, value, from(entry), [capText(entry), beaten(entry.candidates)].filter((part) => part !== "").join("; ")]);
@@ -211,6 +219,7 @@ export function renderExplain(output: ExplainJson, tty = false, width: number | 
 		lines.push(...inputLines(output.config.inputs ?? [], width));
 		const budget = output.trace.budget?.dimensions;
 		if (budget) lines.push(...budgetLines(budget, (entry) => [from(entry), capText(entry), beaten(entry.candidates)], (rows) => table(rows, false, width)));
+		if (output.sandbox) lines.push(...sandboxLines(output.sandbox).flatMap((line) => (line === "" ? [""] : wrapLine(line, width, "    "))));
 		if (output.config.verify) lines.push("", verifyNote(output.config.verify));
 	}
 	const files = involvedFiles(output);

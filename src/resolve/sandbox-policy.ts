@@ -11,6 +11,7 @@
  * - network: none, except settings `sandbox.allowNetwork` (user settings or a trusted project only).
  */
 import { isAbsolute, join, resolve as resolvePath, sep } from "node:path";
+import { DELEGATION_TOOLS } from "../core/cadre-tools.ts";
 import type { SandboxSettings } from "../files/types.ts";
 import type { EffectiveConfig } from "./types.ts";
 
@@ -48,8 +49,8 @@ export const CREDENTIAL_ENV_PATTERNS = [
 
 /** The tools whose calls the sandbox confines; any other tool of the child runs outside it. */
 export const SANDBOXED_TOOLS = ["bash", "read", "write", "edit", "grep", "find", "ls"];
-/** cadre's own tools a child may hold, which touch no file (not "outside the sandbox"). */
-const OWN_TOOLS = new Set(["submit_result"]);
+/** cadre's own tools a child may hold, which touch no file (not "outside the sandbox"; a delegated child gets its own). */
+const OWN_TOOLS = new Set(["submit_result", ...DELEGATION_TOOLS]);
 
 /** What the policy is computed from. */
 export interface SandboxPolicyInput {

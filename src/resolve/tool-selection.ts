@@ -42,7 +42,11 @@ export function resolveTools(
 	}
 	const written = toolsKey ? toolsKey.value : null;
 	const namesSubagent = Array.isArray(written) && written.includes(SUBAGENT_TOOL);
-	const selection = selectTools(Array.isArray(written) ? withoutDelegationTools(written) : (written ?? parent.activeTools), parent.toolUniverse);
+	const listed = Array.isArray(written) ? withoutDelegationTools(written) : (written ?? parent.activeTools);
+	// ADR 0185: a built-in read-only type (explore, plan) gets bash when it runs sandboxed and read-only.
+	const bundledBash = capability.mode === "read-only" && toolsKey?.source === "bundled" && Array.isArray(written) && !listed.includes("bash") && parent.toolUniverse.includes("bash");
+	const sandboxedList = bundledBash ? [...listed, "bash"] : listed;
+	const selection = selectTools(sandboxed ? sandboxedList : listed, parent.toolUniverse);
 	if (selection.unavailable.length > 0) {
 		ctx.diagnostics.add("tools", {
 			severity: "warning",
@@ -54,7 +58,8 @@ export function resolveTools(
 	}
 	// Rules read from another tool's deny list or tool map (ADR 0072) only take tools away.
 	const rules = definition.keys.tool_rules;
-	const allowed = rules ? applyToolRules(selection.tools, rules.value) : selection.tools;
+	const ruled = (tools: string[]) => (rules ? applyToolRules(tools, rules.value) : tools);
+	const allowed = ruled(selection.tools);
 	const filtered = filterByCapability(allowed, capability.mode, toolKinds, sandboxed);
 	if (filtered.droppedUnknown.length > 0) {
 		ctx.diagnostics.add("tools", {
@@ -65,7 +70,13 @@ export function resolveTools(
 			hint: 'classify extension tools with settings "toolKinds" ({"pattern": "read" | "write" | "execute"})',
 		});
 	}
-	const trace = toolsKey ? derived(filtered.tools, "definition", toolsKey.source) : derived(filtered.tools, "parent", "parent");
+	const trace: TraceEntry = toolsKey ? derived(filtered.tools, "definition", toolsKey.source) : derived(filtered.tools, "parent", "parent");
+	// What only the want of a sandbox dropped (bash of a read-only child): explain and the tool description say so.
+	if (!sandboxed) {
+		const inSandbox = ruled(selectTools(sandboxedList, parent.toolUniverse).tools);
+		const unsandboxed = filterByCapability(inSandbox, capability.mode, toolKinds, true).tools.filter((tool) => !filtered.tools.includes(tool));
+		if (unsandboxed.length > 0) trace.unsandboxed = unsandboxed;
+	}
 	// Under a spawner's narrower capability: what the child's own mode would have kept, for the trace.
 	const asked = capability.asked === undefined ? null : filterByCapability(allowed, capability.asked, toolKinds, sandboxed).tools;
 	return { trace, namesSubagent, asked };

@@ -261,6 +261,8 @@ export interface TraceEntry {
 	dimensions?: Record<BudgetDimension, TraceEntry>;
 	/** model only: the model has no credential here, shown by explain instead of a refusal (ADR 0103). */
 	unverified?: boolean;
+	/** tools only: what the capability filter dropped because the child runs unsandboxed (bash of a read-only child, ADR 0185). */
+	unsandboxed?: string[];
 }
 
 export type Trace = { [K in keyof EffectiveConfig]-?: TraceEntry };

@@ -79,6 +79,8 @@ export interface RunResult {
 	tools: string[];
 	/** Whether the child's tools ran in the OS sandbox (ADR 0150); null for runs from before it. */
 	sandboxed: boolean | null;
+	/** What the sandbox blocked, as the platform and the file tools reported it (`read: read ~/.ssh/id_rsa`); bash's are not reported on Linux. */
+	sandboxBlocked?: string[];
 	requestedVsUsed: RequestedVsUsed[];
 	/**
 	 * The persona's outputs and the structured result as checked when the run ended (ADR 0099):
@@ -183,6 +185,7 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		persona: run.config.persona,
 		tools: [...run.config.tools],
 		sandboxed: run.config.sandboxed ?? null,
+		sandboxBlocked: sandboxBlocked(run.diagnostics),
 		requestedVsUsed: requestedVsUsed(run),
 		contract: run.contract === null ? null : structuredClone(run.contract),
 		structured: run.structured ?? null,
@@ -190,6 +193,11 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		receipt: run.receipt ? structuredClone(run.receipt) : null,
 		warnings: run.diagnostics.filter(isResolutionDiagnostic).map(formatDiagnostic),
 	};
+}
+
+/** The attempts of the run's `sandbox-blocked` diagnostics (`read: read /home/me/.ssh/id_rsa`). */
+export function sandboxBlocked(diagnostics: readonly { code: string; message: string }[]): string[] {
+	return diagnostics.filter((d) => d.code === "sandbox-blocked").map((d) => d.message.replace(/^the sandbox blocked /, ""));
 }
 
 /** `1 turn`, `2 turns`. */
@@ -225,10 +233,10 @@ export function formatUsage(usage: RunRecord["usage"]): string {
 }
 
 /** Whether the child ran in the OS sandbox (its blocked attempts are among the warnings). */
-function sandboxLine(sandboxed: boolean): string {
-	return sandboxed
-		? "Sandbox: sandboxed — its commands and file tools could write only in its working tree and temp dir, read none of your secrets, reach no network."
-		: "Sandbox: not sandboxed — its tools ran with your access.";
+function sandboxLine(sandboxed: boolean, blocked: readonly string[] = []): string {
+	if (!sandboxed) return "Sandbox: not sandboxed — its tools ran with your access.";
+	const attempts = blocked.length === 0 ? "" : ` It blocked ${blocked.length === 1 ? "1 attempt" : `${blocked.length} attempts`}: ${blocked.slice(0, 5).join("; ")}${blocked.length > 5 ? "; …" : ""}.`;
+	return `Sandbox: sandboxed — its commands and file tools could write only in its working tree and temp dir, read none of your secrets, reach no network.${attempts}`;
 }
 
 /**
@@ -243,7 +251,7 @@ export function formatResult(result: RunResult): string {
 	lines.push(
 		`Model ${show(result.model)}, thinking ${show(result.thinking)}, capability ${result.capabilityMode ?? "unset (no filter)"}${result.persona ? `, persona ${result.persona}` : ""}; tools: ${result.tools.join(", ") || "none"}.`,
 	);
-	if (result.sandboxed !== null) lines.push(sandboxLine(result.sandboxed));
+	if (result.sandboxed !== null) lines.push(sandboxLine(result.sandboxed, result.sandboxBlocked));
 	lines.push(
 		`${counted(result.turns, "turn")}, ${counted(result.toolUses, "tool use")}, ${result.durationMs === null ? "not started" : `${(result.durationMs / 1000).toFixed(1)}s`}, ${formatUsage(result.usage)}.`,
 	);

@@ -15,7 +15,12 @@ export interface ShellOptions {
 	timeoutMs: number;
 	/** How much of the combined stdout and stderr to keep, from the end (default 8 KiB). */
 	outputLimit?: number;
+	/** Runs the command through this instead (a child's OS sandbox): the command and the whole environment the shell gets. */
+	wrap?: ShellWrap;
 }
+
+/** A command and its environment as they are run instead (a child's sandbox wrap). */
+export type ShellWrap = (command: string, env: Readonly<Record<string, string | undefined>>) => { command: string; env: Record<string, string> };
 
 /** How a shell command ended. */
 export interface ShellOutcome {
@@ -41,11 +46,13 @@ export function runShell(command: string, options: ShellOptions): Promise<ShellO
 		const keep = (chunk: Buffer) => {
 			output = (output + chunk.toString("utf8")).slice(-limit);
 		};
-		const child = spawn("/bin/sh", ["-c", command], {
+		const env = { ...process.env, ...options.env };
+		const run = options.wrap ? options.wrap(command, env) : { command, env };
+		const child = spawn("/bin/sh", ["-c", run.command], {
 			cwd: options.cwd,
 			detached: true,
 			stdio: ["ignore", "pipe", "pipe"],
-			env: { ...process.env, ...options.env },
+			env: run.env,
 		});
 		child.stdout.on("data", keep);
 		child.stderr.on("data", keep);

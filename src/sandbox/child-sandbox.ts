@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { Diagnostic } from "../core/diagnostics.ts";
 import { type SandboxPolicy, type SandboxPolicyInput, sandboxPolicy } from "../resolve/sandbox-policy.ts";
-import { releaseChild, wrapChild } from "./manager.ts";
+import { releaseChild, sandboxedCommand, wrapChild } from "./manager.ts";
 import { hardLinkedFiles, pathGuard } from "./path-guard.ts";
 import { sandboxedTools } from "../runtime/pi/sandboxed-tools.ts";
 
@@ -20,6 +20,8 @@ export type ChildSandboxOptions = Omit<SandboxPolicyInput, "tempDir">;
 export interface ChildSandbox {
 	policy: SandboxPolicy;
 	tools: ToolDefinition[];
+	/** `command` as it runs inside this sandbox (cadre's own commands for the child: its verify). */
+	shell(command: string, env: Readonly<Record<string, string | undefined>>): { command: string; env: Record<string, string> };
 	/** `sandbox-blocked` diagnostics: what the file tools refused. */
 	diagnostics(): Diagnostic[];
 	dispose(): void;
@@ -47,6 +49,7 @@ export async function prepareChildSandbox(options: ChildSandboxOptions): Promise
 		return {
 			policy,
 			tools,
+			shell: (command, env) => sandboxedCommand(wrap, policy, command, env),
 			diagnostics: () =>
 				guard.blocked().map((attempt) => ({
 					severity: "warning" as const,

@@ -6,10 +6,14 @@
  * `--unshare-net` (ADR 0151).
  */
 import type { SandboxRuntimeConfig } from "@anthropic-ai/sandbox-runtime";
-import type { SandboxPolicy } from "../resolve/sandbox-policy.ts";
+import { type SandboxPolicy, sandboxEnvironment } from "../resolve/sandbox-policy.ts";
 
 type Library = typeof import("@anthropic-ai/sandbox-runtime");
 let started: Promise<Library["SandboxManager"]> | null = null;
+/** Whether the session's config has an (empty) network list: set for the first child with network. */
+let networkConfigured = false;
+/** The library's session config: no policy of its own (every child's is its wrap's `customConfig`). */
+const SESSION_FILESYSTEM = { denyRead: [], allowWrite: [], denyWrite: [] };
 /** Children whose wrap is held (between {@link wrapChild} and {@link releaseChild}). */
 let liveWraps = 0;
 /** How long the one start took (bench, results), ms. */
@@ -23,8 +27,9 @@ export function sandboxManager(): Promise<Library["SandboxManager"]> {
 			const { SandboxManager } = await import("@anthropic-ai/sandbox-runtime");
 			// No session-wide network list: a child's network is decided per wrap (undefined is the
 			// library's "no network config", which its schema types as required).
-			const base = { network: { allowedDomains: undefined as unknown as string[], deniedDomains: [] }, filesystem: { denyRead: [], allowWrite: [], denyWrite: [] } };
+			const base = { network: { allowedDomains: undefined as unknown as string[], deniedDomains: [] }, filesystem: SESSION_FILESYSTEM };
 			await SandboxManager.initialize(base as SandboxRuntimeConfig);
+			networkConfigured = false;
 			startupMs = performance.now() - begun;
 			return SandboxManager;
 		})();
@@ -41,6 +46,18 @@ export interface ChildWrap {
 	command: string;
 	/** The network allow-list id registered for the child (unregister on dispose), or null. */
 	networkId: string | null;
+}
+
+/**
+ * How `command` runs in a child's sandbox: its wrap, with the command in {@link COMMAND_VARIABLE},
+ * the environment without credential variables and `TMPDIR` the child's temp dir. The bash tool's
+ * spawn hook and cadre's own commands for the child (its `verify`) both run through it.
+ */
+export function sandboxedCommand(wrap: ChildWrap, policy: SandboxPolicy, command: string, env: Readonly<Record<string, string | undefined>>): { command: string; env: Record<string, string> } {
+	return {
+		command: wrap.command,
+		env: { ...sandboxEnvironment(env, policy), ...(policy.tempDir ? { TMPDIR: policy.tempDir } : {}), [COMMAND_VARIABLE]: command },
+	};
 }
 
 /**
@@ -67,6 +84,13 @@ async function wrapWith(manager: Library["SandboxManager"], policy: SandboxPolic
 	};
 	const inner = `eval "$${COMMAND_VARIABLE}"`;
 	if (policy.network.length > 0) {
+		// The proxy's filter reads the session's own allow list before a command's: without one
+		// (the no-network session above) it fails every request. An empty list allows nothing by
+		// itself; children wrapped from now on get the bridge (still with no host of their own).
+		if (!networkConfigured) {
+			manager.updateConfig({ network: { allowedDomains: [], deniedDomains: [] }, filesystem: SESSION_FILESYSTEM } as SandboxRuntimeConfig);
+			networkConfigured = true;
+		}
 		const networkId = (await import("node:crypto")).randomBytes(16).toString("base64url");
 		manager.registerCommandNetworkLists(networkId, { allowedDomains: [...policy.network] });
 		const command = await manager.wrapWithSandbox(inner, "bash", { filesystem, network: { allowedDomains: [], deniedDomains: [] } } as Partial<SandboxRuntimeConfig>, undefined, { commandId: networkId });

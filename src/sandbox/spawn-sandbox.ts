@@ -50,6 +50,7 @@ export async function withSandbox(sandbox: ChildSandbox | null, create: () => Pr
 	}
 	return {
 		...handle,
+		shell: sandbox.shell,
 		diagnostics: () => [...handle.diagnostics(), ...sandbox.diagnostics()],
 		dispose: () => {
 			handle.dispose();

@@ -49,7 +49,7 @@ describe("cadre explain --parent", () => {
 
 	it("leaves --json without parents when --parent is not given", async () => {
 		const json = JSON.parse((await cadreInTree(tree(), ["explain", "lead", ...PM, "--json"])).out);
-		expect(Object.keys(json)).toEqual(["type", "refused", "config", "trace", "diagnostics"]);
+		expect(Object.keys(json)).toEqual(["type", "refused", "config", "trace", "diagnostics", "sandbox"]);
 		expect(json.config.delegation).toMatchObject({ allowed: true, subagents: ["worker", "explore"] });
 	});
 });

@@ -14,12 +14,12 @@ const cadre = cadreInTree;
 const scout = "---\ndescription: Scout\nmodel: test/model-a\nthinking: low\n---\nScout the code.\n";
 
 describe("cadre explain --json", () => {
-	it("prints exactly type, refused, config, trace and diagnostics, with one trace entry per config field", async () => {
+	it("prints exactly type, refused, config, trace, diagnostics and sandbox, with one trace entry per config field", async () => {
 		const root = tree({ "project/.pi/agents/scout.md": scout });
 		const { code, out } = await cadre(root, ["explain", "scout", "--parent-model", "test/parent-model", "--json"]);
 		expect(code).toBe(0);
 		const json = JSON.parse(out);
-		expect(Object.keys(json)).toEqual(["type", "refused", "config", "trace", "diagnostics"]);
+		expect(Object.keys(json)).toEqual(["type", "refused", "config", "trace", "diagnostics", "sandbox"]);
 		expect(Object.keys(json.config)).toEqual([...CONFIG_FIELDS]);
 		expect(Object.keys(json.trace)).toEqual([...CONFIG_FIELDS]);
 		expect(json.trace.model).toMatchObject({ value: "test/model-a", layer: "definition", source: ".pi/agents/scout.md:3" });

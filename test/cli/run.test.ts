@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatReply, type ChatRequest, type ChatServer, startChatServer } from "../support/chat-server.ts";
+import { sandboxPlatform } from "../../src/sandbox/platform.ts";
 import { cadre, gitOut, runRecords as records, runWorld, startCadre } from "../support/cadre-run.ts";
 
 let server: ChatServer;
@@ -34,7 +35,8 @@ describe("cadre run: one child through pi's SDK against a real HTTP endpoint", (
 		// pi's own identity for a parent in this directory, then cadre's child sections; the child's tools.
 		expect(request.system).toMatch(/^You are a coding assistant running inside pi/);
 		expect(request.system).toContain(`Working directory: ${world.project}`);
-		expect(request.tools.sort()).toEqual(["find", "grep", "ls", "read"]);
+		// explore gets bash when it runs sandboxed (ADR 0185)
+		expect(request.tools.sort()).toEqual([...(sandboxPlatform().available ? ["bash"] : []), "find", "grep", "ls", "read"]);
 		const [record] = records(world.agentDir);
 		expect(record).toMatchObject({ type: "explore", state: "completed", text: "found it in one look", background: false });
 		expect(existsSync(record?.transcript as string)).toBe(true);

@@ -15,6 +15,8 @@ import { listCadreWorktrees } from "../../src/isolation/worktree-admin.ts";
 import { createWorktree } from "../../src/isolation/worktree.ts";
 import { childRun } from "./support/child.ts";
 import { captured } from "./support/io.ts";
+import { record } from "../runtime/record.ts";
+import { saveRunNow } from "../../src/runtime/run-store.ts";
 import { commitAll, git, makeRepo, noFallback, type TestRepo } from "./support/repo.ts";
 
 beforeEach(() => clearGitFactsCache());
@@ -178,5 +180,28 @@ describe("cadre worktrees apply --all", () => {
 		expect(await main(["worktrees", "apply", "--all"], run)).toBe(0);
 		expect(run.stdout).toMatch(/^applied {2}cadre\/q1 {2}fast-forward to [0-9a-f]{10}/m);
 		expect(repo.read("q.txt")).toBe("q\n");
+	});
+});
+
+describe("cadre worktrees apply --all without settings worktree.verify", () => {
+	it("verifies each merge with the run's own verify from its record", async () => {
+		const repo = makeRepo({ "a.txt": "base\n" });
+		await childRun(repo, "own1", { "o.txt": "o\n" });
+		const records = join(repo.agentDir, "cadre", "transcripts");
+		const base = record();
+		saveRunNow(records, record({ id: "own1", config: { ...base.config, isolation: "worktree", verify: { command: "echo checked-own1; exit 3", timeoutMs: 10_000 } } }));
+		const io = { ...captured(repo.root), env: { ...process.env, PI_CODING_AGENT_DIR: repo.agentDir } };
+		const dry = captured(repo.root);
+		Object.assign(dry, { env: io.env });
+		expect(await main(["worktrees", "apply", "--all", "--dry-run"], dry)).toBe(0);
+		expect(dry.stdout).toMatch(/^1\. cadre\/own1 .* verify: `echo checked-own1; exit 3` \(run\)$/m);
+		const run = captured(repo.root);
+		Object.assign(run, { env: io.env });
+		expect(await main(["worktrees", "apply", "--all", "--json"], run)).toBe(1);
+		const parsed = JSON.parse(run.stdout);
+		expect(parsed.queue[0].verify).toEqual({ command: "echo checked-own1; exit 3", source: "run" });
+		expect(parsed.steps[0]).toMatchObject({ outcome: "verify-failed", verify: { exitCode: 3, ok: false } });
+		expect(parsed.steps[0].verify.outputTail).toContain("checked-own1");
+		expect(existsSync(join(repo.root, "o.txt"))).toBe(false);
 	});
 });

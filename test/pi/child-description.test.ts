@@ -20,3 +20,21 @@ describe("a delegating child's subagent description", () => {
 		expect(subagentDescription(loaded)).toContain("- general-purpose:");
 	});
 });
+
+describe("the subagent description and bash of a read-only type (issue 27)", () => {
+	const available = { available: true, reason: null, hint: "install" };
+	const missing = { available: false, reason: "bwrap is not on PATH", hint: "install" };
+	const scout = entry("definition", { name: "scout", keys: { description: "Scouts", tools: ["read", "bash"], capability: "read-only" } });
+
+	it("says a read-only type keeps bash in the sandbox", () => {
+		const text = subagentDescription(build({ definitions: [scout] }), undefined, available);
+		expect(text).toMatch(/- explore: .*read-only; bash in the OS sandbox, read-only\)/);
+		expect(text).toMatch(/- scout: Scouts \(read, bash; read-only; bash in the OS sandbox, read-only\)/);
+	});
+
+	it("and that it has no bash when nothing sandboxes it", () => {
+		const text = subagentDescription(build({ definitions: [scout] }), undefined, missing);
+		expect(text).toMatch(/- explore: .*read-only; no bash: no OS sandbox here\)/);
+		expect(text).toMatch(/- scout: Scouts \(read, bash; read-only; no bash: no OS sandbox here\)/);
+	});
+});

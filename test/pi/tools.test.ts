@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { captureStdout, createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, until } from "../runtime/harness.ts";
+import { sandboxPlatform } from "../../src/sandbox/platform.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -157,7 +158,8 @@ describe("the parent-facing tools", () => {
 		const created = parent.events.find((e) => e.name === "cadre:created");
 		expect(created?.payload.status).toBe("queued");
 		(created?.payload.tools as string[]).push("write");
-		expect(parent.service().list()[0]?.tools).toEqual(["read", "grep", "find", "ls"]);
+		// explore gets bash when it runs sandboxed (ADR 0185)
+		expect(parent.service().list()[0]?.tools).toEqual(["read", "grep", "find", "ls", ...(sandboxPlatform().available ? ["bash"] : [])]);
 	});
 
 	it("/subagents lists runs, explains a type and shows a transcript", async () => {
@@ -184,6 +186,12 @@ describe("the parent-facing tools", () => {
 		expect(text).toContain('"list me"');
 		expect(text).toMatch(/capabilityMode +read-only +definition/);
 		expect(text).toMatch(/tools +read, grep, find, ls/);
+		// the sandbox the child would run in, as the spawn sees it (issue 27)
+		if (sandboxPlatform().available) {
+			expect(text).toMatch(/tools +read, grep, find, ls, bash \(sandboxed\)/);
+			expect(text).toContain("sandbox: sandboxed");
+			expect(text).toContain("writes: none (read-only)");
+		}
 		expect(text).toMatch(new RegExp(`${id} \\(completed, 1 turn, 0 tool uses\\): /.*\\.jsonl`));
 	});
 

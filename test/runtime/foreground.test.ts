@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "./harness.ts";
+import { sandboxPlatform } from "../../src/sandbox/platform.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -36,7 +37,8 @@ describe("foreground spawn", () => {
 		expect(result?.text).toContain("The file says: hello from notes");
 		const details = result?.details as { status: string; tools: string[]; capabilityMode: string; transcript: string; turns: number; toolUses: number };
 		expect(details.status).toBe("completed");
-		expect(details.tools).toEqual(["read", "grep", "find", "ls"]);
+		// explore gets bash when it runs sandboxed (ADR 0185)
+		expect(details.tools).toEqual(["read", "grep", "find", "ls", ...(sandboxPlatform().available ? ["bash"] : [])]);
 		expect(details.capabilityMode).toBe("read-only");
 		expect(details.toolUses).toBe(1);
 		expect(details.turns).toBe(2);

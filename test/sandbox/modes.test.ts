@@ -1,5 +1,5 @@
 /**
- * The sandbox's modes with real children (issue 27, ADR 0150): an `explore` child runs `git log`
+ * The sandbox's modes with real children (issue 27, ADR 0150): the built-in `explore` child runs `git log`
  * and `rg` through bash inside the sandbox and cannot create a file; without bubblewrap on PATH,
  * `sandbox: required` refuses the spawn with the install hint and `auto` warns and drops bash from
  * a read-only child.
@@ -35,8 +35,7 @@ describe.skipIf(!sandboxPlatform().available)("an explore child in the sandbox",
 		let tools = "";
 		parent = await createParent({
 			cwd,
-			// explore's own read-only capability, with bash in its list (kept only when sandboxed).
-			agentFiles: { "agents/explore.md": "---\ntools: read, grep, find, ls, bash\n---\n" },
+			// The built-in explore, unchanged: read-only, and bash because it runs sandboxed (ADR 0185).
 			script: (turn) => {
 				if (turn.agent === "explore") {
 					if (turn.step === 0) {

@@ -14,6 +14,7 @@ import { spawnReader } from "../../resolve/spawn-reader.ts";
 import type { ModelCatalog, ResolveInput, SpawnRequest } from "../../resolve/types.ts";
 import { unverifiedModels } from "../../resolve/unverified-models.ts";
 import { createModelCatalog } from "../../runtime/pi/model-catalog.ts";
+import { sandboxPlatform } from "../../sandbox/platform.ts";
 import { piDefaults } from "../../runtime/pi/pi-defaults.ts";
 import { type NewSessionModel, newSessionModel } from "../../runtime/pi/parent-model.ts";
 import { type CliIo, UsageError } from "./io.ts";
@@ -157,7 +158,8 @@ export async function buildCliResolveInput(type: string, opts: RequestFlagOption
 		request,
 		type,
 		loaded,
-		parent: { cwd, model, thinking, activeTools, toolUniverse: [...builtins, ...extensionTools], repoRoot: findGitRoot(cwd) },
+		// The project's trust and this machine's OS sandbox, as a spawn from here would see them (issue 27).
+		parent: { cwd, model, thinking, activeTools, toolUniverse: [...builtins, ...extensionTools], repoRoot: findGitRoot(cwd), projectTrusted, sandbox: sandboxPlatform(io.env) },
 		models: await previewCatalog(agentDir, flags.model === undefined && picked.how === "unverified" ? null : model, picked.runtime),
 		reader: spawnReader,
 		toolKinds: loaded.settings.toolKinds,

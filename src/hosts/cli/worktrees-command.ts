@@ -12,8 +12,11 @@ import { agentDirFrom } from "../../files/discovery.ts";
 import { loadAll } from "../../files/load.ts";
 import { runMergeQueue } from "../../isolation/merge-queue.ts";
 import { renderQueue } from "../../isolation/worktree-report.ts";
+import { listRuns } from "../../runtime/run-reader.ts";
+import type { VerifyCommand } from "../../runtime/verify.ts";
 import { EXIT_FAILED, EXIT_OK, type CliIo, UsageError } from "./io.ts";
 import { cliHome } from "./list-command.ts";
+import { cliRecordsDir } from "./runs-command.ts";
 import type { CommonOptions } from "./options.ts";
 
 /** `cadre worktrees apply`'s options beyond the common ones. */
@@ -65,8 +68,28 @@ function printFailure(io: CliIo, failure: AdminFailure): number {
 }
 
 /**
+ * The `verify` each run resolved to, by id, from the run records in the agent dir (pi's and `cadre
+ * run`'s): what the merge queue runs when settings have no `worktree.verify` (ADR 0115). The
+ * records' verify was trust-gated when the run was resolved; a value of another shape is ignored.
+ */
+export function recordedVerify(recordsDir: string): (id: string) => VerifyCommand | null {
+	let byId: Map<string, VerifyCommand> | null = null;
+	return (id) => {
+		byId ??= new Map(
+			listRuns(recordsDir).runs.flatMap((run) => {
+				const verify = (run.config as { verify?: unknown }).verify as Partial<VerifyCommand> | null | undefined;
+				const valid = verify && typeof verify.command === "string" && verify.command.trim() !== "" && typeof verify.timeoutMs === "number" && verify.timeoutMs > 0;
+				return valid ? [[run.id, { command: verify.command as string, timeoutMs: verify.timeoutMs as number }] as const] : [];
+			}),
+		);
+		return byId.get(id) ?? null;
+	};
+}
+
+/**
  * `cadre worktrees apply --all [--dry-run]`: the merge queue (ADR 0115), verified with settings
- * `worktree.verify` — from user settings, or the project's only with `--trust-project`.
+ * `worktree.verify` — from user settings, or the project's only with `--trust-project` — else with
+ * each run's own `verify` from its record.
  */
 export async function runMergeQueueCommand(id: string | null, opts: ApplyCommandOptions, io: CliIo): Promise<number> {
 	if (id !== null) throw new UsageError("worktrees apply takes a run id or --all, not both");
@@ -76,7 +99,7 @@ export async function runMergeQueueCommand(id: string | null, opts: ApplyCommand
 	for (const d of loaded.diagnostics) {
 		if (d.code === "untrusted-setting" && d.message.includes("worktree.verify")) io.err(`${formatDiagnostic(safeFields(d))} (pass --trust-project to honour it)\n`);
 	}
-	const queued = await runMergeQueue({ cwd, dryRun: opts.dryRun === true, verify: loaded.settings.worktree.verify ?? null });
+	const queued = await runMergeQueue({ cwd, dryRun: opts.dryRun === true, verify: loaded.settings.worktree.verify ?? null, verifyFor: recordedVerify(cliRecordsDir(io)) });
 	if (opts.json) return printJson(io, queued);
 	io[queued.ok ? "out" : "err"](renderQueue(safeFields(queued)));
 	return queued.ok ? EXIT_OK : EXIT_FAILED;

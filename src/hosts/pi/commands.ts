@@ -6,6 +6,7 @@
 import { safeFields, safeLine, safeText } from "../../core/terminal-text.ts";
 import type { LoadResult } from "../../files/types.ts";
 import { explain, renderExplain } from "../../resolve/explain.ts";
+import type { ExplainDirs } from "../../resolve/explain-sandbox.ts";
 import type { ModelCatalog } from "../../resolve/types.ts";
 import { counted, formatUsage } from "../../runtime/result.ts";
 import type { RunRegistry } from "../../runtime/runs.ts";
@@ -22,6 +23,8 @@ export interface ExplainInputs {
 	parent: ParentSnapshot;
 	models: ModelCatalog;
 	type: string;
+	/** The home and agent dir: explain shows the sandbox policy under them. */
+	dirs?: ExplainDirs;
 }
 
 export interface SubagentsCommandContext {
@@ -56,10 +59,16 @@ async function worktreesCommand(action: string, id: string, context: SubagentsCo
  * settings `worktree.verify` as the session loads them (a project's only when pi trusts it).
  */
 async function mergeQueue(flag: string, context: SubagentsCommandContext): Promise<string> {
+	return (await mergeQueueReport(context, flag === "--dry-run")).text;
+}
+
+/** The merge queue's report (`dryRun`: its order) and how many branches it queued: the `/subagents` view's `m`. */
+export async function mergeQueueReport(context: SubagentsCommandContext, dryRun: boolean): Promise<{ text: string; branches: number }> {
 	const verify = context.explain("general-purpose").loaded?.settings.worktree.verify ?? null;
 	// without settings' verify, a run of this session verifies its own branch's merge with its own verify
 	const verifyFor = (id: string) => context.registry.get(id)?.config.verify ?? null;
-	return renderQueue(safeFields(await runMergeQueue({ cwd: context.cwd, dryRun: flag === "--dry-run", verify, verifyFor })));
+	const queued = await runMergeQueue({ cwd: context.cwd, dryRun, verify, verifyFor });
+	return { text: safeText(renderQueue(safeFields(queued))).trimEnd(), branches: queued.queue.length };
 }
 
 function elapsed(ms: number): string {
@@ -77,7 +86,7 @@ export function explainType(inputs: ExplainInputs): string {
 		models: inputs.models,
 		reader: spawnReader,
 		toolKinds: inputs.loaded.settings.toolKinds,
-	});
+	}, [], inputs.dirs);
 	return renderExplain(output, false);
 }
 

@@ -12,7 +12,8 @@ import { checkPiVersion } from "../../runtime/pi/version.ts";
 import { registerResultTool, registerSteerTool, registerSubagentsCommand } from "./query-tools.ts";
 import { createService, SERVICE_REQUEST } from "./service.ts";
 import { registerSessionEvents } from "./session-events.ts";
-import { createExtensionHost, type ExtensionHost, registerSpawnTool, safeLoad } from "./session-state.ts";
+import { mergeQueueReport } from "./commands.ts";
+import { createExtensionHost, explainInputs, type ExtensionHost, registerSpawnTool, safeLoad } from "./session-state.ts";
 import { subagentDescription } from "./tools.ts";
 import { type CadreUi, registerCadreUi } from "./ui/index.ts";
 import { inTreeOrder } from "./ui/run-tree.ts";
@@ -37,6 +38,11 @@ function registerUi(host: ExtensionHost): CadreUi {
 		types: () => {
 			const loaded = host.state ? safeLoad(host, host.state.ctx) : null;
 			return loaded ? enabledTypes(loaded) : [];
+		},
+		mergeQueue: async (dryRun) => {
+			const s = host.state;
+			if (!s) return { text: "cadre: no session yet.", branches: 0 };
+			return mergeQueueReport({ registry: s.registry, cwd: s.ctx.cwd, explain: (type) => explainInputs(host, s, type) }, dryRun);
 		},
 	});
 }

@@ -19,6 +19,8 @@ import { type DelegationScope, spawnToolDefinition } from "../spawn/delegation-t
 import { sessionTelemetry } from "./session-telemetry.ts";
 import type { Telemetry } from "../../telemetry/telemetry.ts";
 import type { CadreUi, WidgetMode } from "./ui/index.ts";
+import { sandboxFacts } from "../../sandbox/spawn-sandbox.ts";
+import { sandboxPlatform } from "../../sandbox/platform.ts";
 
 const USAGE_ENTRY = "cadre-usage";
 
@@ -150,7 +152,7 @@ export function refreshDescription(host: ExtensionHost, ctx: ExtensionContext, l
 	// The spawner's load cache hands the same result while no file changed: built once per result.
 	if (loaded !== null && loaded === describedLoad.get(host)) return;
 	if (loaded !== null) describedLoad.set(host, loaded);
-	const description = subagentDescription(loaded);
+	const description = subagentDescription(loaded, undefined, sandboxPlatform());
 	if (description !== host.lastDescription) {
 		host.lastDescription = description;
 		registerSpawnTool(host, description);
@@ -164,8 +166,10 @@ export function start(host: ExtensionHost, ctx: ExtensionContext, request: Spawn
 
 /** What `explain` needs for `type` in this session: the load, the parent snapshot, the live catalog. */
 export function explainInputs(host: ExtensionHost, s: SessionState, type: string) {
-	const parent = s.spawner.snapshot({ paths: [], excluded: [] });
-	return { loaded: safeLoad(host, s.ctx), parent, models: liveCatalog(parentModelRuntime(s.ctx), parent.facts.model), type };
+	const snapshot = s.spawner.snapshot({ paths: [], excluded: [] });
+	// The project's trust and this platform's sandbox, as the spawn would see them (issue 27).
+	const parent = { ...snapshot, facts: sandboxFacts(snapshot) };
+	return { loaded: safeLoad(host, s.ctx), parent, models: liveCatalog(parentModelRuntime(s.ctx), parent.facts.model), type, dirs: { homeDir: parent.homeDir, agentDir: parent.agentDir } };
 }
 
 /** The root session's scope of the delegation tools (src/hosts/spawn/delegation-tools.ts): every run of the tree. */

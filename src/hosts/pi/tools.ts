@@ -6,7 +6,8 @@
 import { Type } from "typebox";
 import type { Entry, LoadResult } from "../../files/types.ts";
 import { enabledTypes, resolve } from "../../resolve/resolve.ts";
-import type { ModelCatalog, SpawnReader } from "../../resolve/types.ts";
+import { builtinToolNames } from "../../resolve/tools.ts";
+import type { ModelCatalog, SandboxPlatform, SpawnReader } from "../../resolve/types.ts";
 
 export { RESULT_TOOL, SPAWN_TOOLS, STEER_TOOL, SUBAGENT_TOOL } from "../spawn/tool-names.ts";
 
@@ -54,46 +55,61 @@ function oneLine(text: string | undefined, max = 90): string {
 const AS_WRITTEN: ModelCatalog = { lookup: (name) => ({ ok: true, id: name }), clampThinking: (_id, level) => level };
 const NO_READS: SpawnReader = { read: () => ({ ok: true, text: "" }), isDirectory: () => false, locate: () => null };
 
+/** What the files give a type: its model and capability, and what bash is to a read-only one (ADR 0185). */
+interface FromFiles {
+	model: string | null;
+	capability: string | null;
+	/** A read-only type: bash kept in the sandbox, or dropped for want of one; null otherwise. */
+	bash: "sandboxed" | "dropped" | null;
+}
+
 /**
  * The model and capability mode the files give a type, through the resolver (its one precedence:
- * role > persona > pin > definition), for a request that names nothing. The model only when a
- * file or pin names one (not inherited from the parent).
+ * role > persona > pin > definition), for a request that names nothing, on this platform's
+ * sandbox. The model only when a file or pin names one (not inherited from the parent).
  */
-function fromFiles(loaded: LoadResult, name: string): { model: string | null; capability: string | null } {
+function fromFiles(loaded: LoadResult, name: string, sandbox?: SandboxPlatform): FromFiles {
 	let result: ReturnType<typeof resolve>;
 	try {
 		result = resolve({
 			request: {},
 			type: name,
 			loaded,
-			parent: { cwd: loaded.projectDir ?? "/", model: null, thinking: "off", activeTools: [], toolUniverse: [] },
+			parent: { cwd: loaded.projectDir ?? "/", model: null, thinking: "off", activeTools: [], toolUniverse: builtinToolNames(), sandbox },
 			models: AS_WRITTEN,
 			reader: NO_READS,
 			toolKinds: loaded.settings.toolKinds,
 		});
 	} catch {
-		return { model: null, capability: null };
+		return { model: null, capability: null, bash: null };
 	}
 	const model = result.trace.model;
 	const named = model && model.layer !== "parent" && model.layer !== "default" && typeof model.value === "string";
-	return { model: named ? (model.value as string) : null, capability: result.config?.capabilityMode ?? null };
+	const capability = result.config?.capabilityMode ?? null;
+	const kept = result.config?.tools.includes("bash") === true;
+	const dropped = result.trace.tools?.unsandboxed?.includes("bash") === true;
+	const bash = capability !== "read-only" ? null : kept ? "sandboxed" : dropped ? "dropped" : null;
+	return { model: named ? (model.value as string) : null, capability, bash };
 }
 
 /**
  * `read, grep, find, ls` / `parent's tools` (unset: the parent's active tools) / `all tools` /
  * `no tools`, plus the capability mode when set.
  */
-function toolsShort(entry: Entry<"definition">, capability: string | null): string {
+function toolsShort(entry: Entry<"definition">, capability: string | null, bash: FromFiles["bash"]): string {
 	const tools = entry.keys.tools?.value;
 	const list = tools === undefined ? "parent's tools" : tools === "all" ? "all tools" : tools === "none" ? "no tools" : tools.join(", ");
-	return capability && capability !== "all" ? `${list}; ${capability}` : list;
+	const shown = capability && capability !== "all" ? `${list}; ${capability}` : list;
+	if (bash === "sandboxed") return `${shown}; bash in the OS sandbox, read-only`;
+	return bash === "dropped" ? `${shown}; no bash: no OS sandbox here` : shown;
 }
 
 /**
  * The `subagent` tool description: what it does, enabled types and personas, compactly. `only`
- * (a delegating child's `spawnableTypes`, issue 21) limits the types listed to those it may spawn.
+ * (a delegating child's `spawnableTypes`, issue 21) limits the types listed to those it may spawn;
+ * `sandbox` (this platform's) says whether a read-only type keeps bash.
  */
-export function subagentDescription(loaded: LoadResult | null, only?: readonly string[]): string {
+export function subagentDescription(loaded: LoadResult | null, only?: readonly string[], sandbox?: SandboxPlatform): string {
 	const lines = [
 		"Delegate a task to a sub-agent in its own session. Foreground returns its result; run_in_background returns an id at once (you are notified when it finishes; or call get_subagent_result). resume: <id> continues a finished run.",
 	];
@@ -105,8 +121,8 @@ export function subagentDescription(loaded: LoadResult | null, only?: readonly s
 		if (types.length > 0) {
 			lines.push("Types:");
 			for (const entry of types) {
-				const { model, capability } = fromFiles(loaded, entry.name);
-				lines.push(`- ${entry.name}: ${oneLine(entry.keys.description?.value)} (${toolsShort(entry, capability)}${model ? `; model ${model}` : ""})`);
+				const { model, capability, bash } = fromFiles(loaded, entry.name, sandbox);
+				lines.push(`- ${entry.name}: ${oneLine(entry.keys.description?.value)} (${toolsShort(entry, capability, bash)}${model ? `; model ${model}` : ""})`);
 			}
 		}
 		const personas = [...loaded.personas.values()];

@@ -20,6 +20,7 @@ import {
 import type { Diagnostic } from "../../core/diagnostics.ts";
 import type { ThinkingLevel } from "../../core/values.ts";
 import type { StructuredState } from "../contract.ts";
+import type { ShellWrap } from "../shell-command.ts";
 import { type ResultTool, SUBMIT_RESULT_TOOL } from "../structured-result.ts";
 import { childSettingsManager } from "./child-settings.ts";
 import { guardExtension, type ToolGuard } from "./capability-guard.ts";
@@ -133,6 +134,11 @@ export interface ChildHandle {
 	observe?(listener: (event: { type: string; [key: string]: unknown }) => void): () => void;
 	/** Release the session and its extension runtime. */
 	dispose(): void;
+	/**
+	 * How cadre's own commands for this child (its `verify`) run: inside its OS sandbox when it has
+	 * one (the command and environment to hand to the shell instead); absent: as they are.
+	 */
+	shell?: ShellWrap;
 	/**
 	 * What went wrong in the child without ending it: an extension that failed to load (the child
 	 * runs without it) or whose handler threw (pi goes on), as `extension-error` diagnostics.

@@ -19,8 +19,8 @@ import {
 	createWriteToolDefinition,
 	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
-import { type SandboxPolicy, sandboxEnvironment } from "../../resolve/sandbox-policy.ts";
-import { COMMAND_VARIABLE, type ChildWrap } from "../../sandbox/manager.ts";
+import type { SandboxPolicy } from "../../resolve/sandbox-policy.ts";
+import { type ChildWrap, sandboxedCommand } from "../../sandbox/manager.ts";
 import type { PathGuard } from "../../sandbox/path-guard.ts";
 
 /** What the tools of one sandboxed child are built from. */
@@ -73,15 +73,7 @@ export function sandboxedTools(options: SandboxToolsOptions): ToolDefinition[] {
 	const out: ToolDefinition[] = [];
 	if (wanted.has("bash")) {
 		const tool = createBashToolDefinition(cwd, {
-			spawnHook: (context) => ({
-				command: wrap.command,
-				cwd: context.cwd,
-				env: {
-					...sandboxEnvironment(context.env, policy),
-					...(policy.tempDir ? { TMPDIR: policy.tempDir } : {}),
-					[COMMAND_VARIABLE]: context.command,
-				},
-			}),
+			spawnHook: (context) => ({ ...sandboxedCommand(wrap, policy, context.command, context.env), cwd: context.cwd }),
 		});
 		const note = policy.write.length === 0 ? "it cannot write any file" : "it can write only in its working tree and $TMPDIR";
 		out.push({ ...tool, description: `${tool.description}\n\nRuns in an OS sandbox: ${note}, has no network${policy.network.length > 0 ? ` except ${policy.network.join(", ")}` : ""} and no credential variables.` } as ToolDefinition);

@@ -12,7 +12,7 @@ import type { ChildMessage } from "../../../runtime/pi/conversation.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { type LegendItem, legendText } from "./legend.ts";
 import { runExplainLines } from "./run-explain.ts";
-import { formatDuration, isEnded, stateIcon, statsLine, viewOfRecord } from "./run-view.ts";
+import { blockedText, formatDuration, isEnded, sandboxText, stateIcon, statsLine, viewOfRecord } from "./run-view.ts";
 import { lastTop, moved, positionText, type ScrollMove, scrollMove } from "./scroll.ts";
 import { TextPage } from "./text-page.ts";
 import { fit, shown, type Style, wrapped } from "./text.ts";
@@ -76,9 +76,12 @@ export function viewerHeader(run: RunRecord, width: number, style: Style): strin
 		view.state === "queued"
 			? `queued ${formatDuration(view.queuedMs)} · waiting for a free slot (settings maxConcurrent)`
 			: `${view.state} · ${statsLine(view)}${view.activity && view.activity !== view.state ? ` · ${view.activity}` : ""}`;
+	const sandbox = sandboxText(view);
+	const blocked = blockedText(view);
 	return [
 		fit(`${stateIcon(view.state, style)} ${style.bold(view.id)} ${view.type} · ${view.description}`, width),
-		fit(style.fg("dim", `  ${detail}`), width),
+		fit(style.fg("dim", `  ${detail}${sandbox ? ` · ${sandbox}` : ""}`), width),
+		...(blocked ? [fit(style.fg("warning", `  ${blocked}`), width)] : []),
 		...(run.traceId ? [fit(style.fg("dim", `  trace ${run.traceId}`), width)] : []),
 	];
 }

@@ -48,6 +48,8 @@ export interface CadreUiHost {
 	childList(): boolean;
 	/** Enabled type names, for completion. */
 	types(): string[];
+	/** The merge queue (ADR 0115), `dryRun`: its order only; the view's `m`. */
+	mergeQueue?(dryRun: boolean): Promise<{ text: string; branches: number }>;
 }
 
 /** What the extension wires: the registry's change hook, the command's view and completion. */
@@ -147,6 +149,7 @@ function viewHost(host: CadreUiHost): RunsViewHost {
 		steer: host.steer,
 		stop: host.stop,
 		worktreeReport: (run: RunRecord) => runWorktreeReport(run, host.cwd()),
+		mergeQueue: host.mergeQueue,
 	};
 }
 

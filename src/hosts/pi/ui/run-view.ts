@@ -4,7 +4,7 @@
  * and the short forms every renderer shares — state icons, token counts, durations, the current
  * activity. Every string in a {@link RunView} has passed through `shown`, so renderers only style.
  */
-import { type RunResult, totalTokens } from "../../../runtime/result.ts";
+import { type RunResult, sandboxBlocked, totalTokens } from "../../../runtime/result.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { dotted, type Style, shown, type Tone } from "./text.ts";
 
@@ -38,6 +38,10 @@ export interface RunView {
 	depth?: number;
 	/** A parent's collapsed counts of its subtree (`3 below: 2 running`), or null. */
 	below?: string | null;
+	/** Whether its tools ran in the OS sandbox; null for runs from before it. */
+	sandboxed: boolean | null;
+	/** What the sandbox blocked (the file tools'; bash's are not reported on Linux). */
+	blocked: string[];
 }
 
 /** A value shaped like a {@link RunResult} (tool details and notifications read back from a session are untyped). */
@@ -91,6 +95,8 @@ export function viewOfRecord(run: RunRecord, now: number = Date.now()): RunView 
 		persona: run.config.persona === null ? null : shown(run.config.persona),
 		error: run.error === null ? null : shown(run.error),
 		depth: run.depth ?? 1,
+		sandboxed: run.config.sandboxed ?? null,
+		blocked: sandboxBlocked(run.diagnostics).map(shown),
 	};
 }
 
@@ -115,7 +121,19 @@ export function viewOfResult(result: RunResult, maxTurns: number | null = null):
 		capability: result.capabilityMode ? shown(result.capabilityMode) : null,
 		persona: result.persona ? shown(result.persona) : null,
 		error: result.error ? shown(result.error) : null,
+		sandboxed: typeof result.sandboxed === "boolean" ? result.sandboxed : null,
+		blocked: Array.isArray(result.sandboxBlocked) ? result.sandboxBlocked.map((attempt) => shown(String(attempt))) : [],
 	};
+}
+
+/** `sandboxed` or `not sandboxed`; null for a run from before the sandbox. */
+export function sandboxText(view: Pick<RunView, "sandboxed">): string | null {
+	return view.sandboxed === null ? null : view.sandboxed ? "sandboxed" : "not sandboxed";
+}
+
+/** `the sandbox blocked 2: read: read ~/.ssh/id_rsa; …`, or null when it blocked nothing. */
+export function blockedText(view: Pick<RunView, "blocked">): string | null {
+	return view.blocked.length === 0 ? null : `the sandbox blocked ${view.blocked.length}: ${view.blocked.join("; ")}`;
 }
 
 const ICONS: Record<string, [string, Tone]> = {

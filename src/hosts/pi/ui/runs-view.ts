@@ -2,7 +2,8 @@
  * `/subagents` as a navigable view (issue 11 item 4, ADR 0082): the runs of this session, live, in
  * padded columns (running time and queued time apart); ↑/↓ select, Enter opens the live
  * conversation viewer, `x` stops the selected run (after a confirmation), `e` shows the explain
- * table of its type, Esc closes. Opened by the command without arguments or by the shortcut, in
+ * table of its type, `m` runs the merge queue (its order shown first, merged on `y`, then its
+ * report), Esc closes. Opened by the command without arguments or by the shortcut, in
  * pi's TUI only. The list lines are a pure function; {@link SubagentsScreen} is the pi-tui component.
  */
 import type { Component, Focusable, KeybindingsManager, TUI } from "@earendil-works/pi-tui";
@@ -15,7 +16,7 @@ import { type LegendItem, legendText } from "./legend.ts";
 import { runExplainLines } from "./run-explain.ts";
 import { keepInView, moved, positionText, scrollMove } from "./scroll.ts";
 import { treeIndent } from "./run-tree.ts";
-import { TextPage } from "./text-page.ts";
+import { PAGE_LEGEND, TextPage } from "./text-page.ts";
 import { fit, fitAll, pad, type Style, widthOf, wrapped } from "./text.ts";
 
 /** One column of the list: its title, its cell, and whether it may be left out when narrow. */
@@ -67,6 +68,7 @@ const LIST_LEGEND: LegendItem[] = [
 	{ keys: "enter", label: "open", keep: true },
 	{ keys: "x", label: "stop", keep: true },
 	{ keys: "e", label: "explain", short: "expl." },
+	{ keys: "m", label: "merge queue", short: "merge" },
 	{ keys: "home end", label: "first/last", short: "" },
 	{ keys: "esc", label: "close", keep: true },
 ];
@@ -113,6 +115,23 @@ export function initialSelection(views: readonly RunView[]): number {
 /** What the view needs from the extension. */
 export interface RunsViewHost extends ViewerHost {
 	runs(): readonly RunRecord[];
+	/**
+	 * The merge queue (`cadre worktrees apply --all`, ADR 0115): with `dryRun` what it would merge,
+	 * else its report; `branches` counts the branches queued. Absent: the view has no `m`.
+	 */
+	mergeQueue?(dryRun: boolean): Promise<{ text: string; branches: number }>;
+}
+
+/** The keys of the merge queue's confirmation page. */
+const QUEUE_CONFIRM_LEGEND: LegendItem[] = [
+	{ keys: "↑↓", label: "scroll", short: "" },
+	{ keys: "y", label: "merge", keep: true },
+	{ keys: "any other key", label: "cancel", short: "cancel", keep: true },
+];
+
+/** The text as page lines, each wrapped to the width. */
+function textLines(text: string): (width: number) => string[] {
+	return (width) => text.split("\n").flatMap((line) => wrapped(line, width));
 }
 
 /**
@@ -137,6 +156,8 @@ export class SubagentsScreen implements Component, Focusable {
 	private confirming: string | null = null;
 	private note = "";
 	private explainPage: TextPage | null = null;
+	/** The merge queue's page: its order awaiting `y` (`confirm`), or its report. */
+	private queuePage: { page: TextPage; confirm: boolean } | null = null;
 	private readonly unsubscribe: () => void;
 	private readonly host: RunsViewHost;
 	private readonly tui: TUI;
@@ -178,6 +199,7 @@ export class SubagentsScreen implements Component, Focusable {
 			return fitAll(this.viewer.lines(width, height), width);
 		}
 		if (this.explainPage) return fitAll(this.explainPage.lines(width, height, this.theme), width);
+		if (this.queuePage) return fitAll(this.queuePage.page.lines(width, height, this.theme, this.queuePage.confirm ? QUEUE_CONFIRM_LEGEND : PAGE_LEGEND), width);
 		const views = this.views();
 		if (this.selected === null) this.selected = initialSelection(views);
 		this.selected = Math.min(this.selected, Math.max(0, views.length - 1));
@@ -214,6 +236,11 @@ export class SubagentsScreen implements Component, Focusable {
 			this.tui.requestRender();
 			return;
 		}
+		if (this.queuePage) {
+			this.queueInput(data);
+			this.tui.requestRender();
+			return;
+		}
 		const views = this.views();
 		const selected = this.selected ?? initialSelection(views);
 		const current = views[selected];
@@ -237,12 +264,41 @@ export class SubagentsScreen implements Component, Focusable {
 		} else if (matchesKey(data, "e")) {
 			const run = current ? this.host.get(current.id) : undefined;
 			if (run) this.explainPage = new TextPage((width) => runExplainLines(run, width, this.theme));
+		} else if (matchesKey(data, "m") && this.host.mergeQueue) {
+			this.runQueue(true);
 		} else if (this.keys.matches(data, "tui.select.cancel") || matchesKey(data, "q")) {
 			this.dispose();
 			this.done();
 			return;
 		} else return;
 		this.tui.requestRender();
+	}
+
+	/** The queue's page: scrolls; on its order `y` merges and anything else cancels; on its report Esc goes back. */
+	private queueInput(data: string): void {
+		const queue = this.queuePage as { page: TextPage; confirm: boolean };
+		const move = scrollMove(data, this.keys);
+		if (move) queue.page.scroll(move);
+		else if (queue.confirm) {
+			this.queuePage = null;
+			if (matchesKey(data, "y")) this.runQueue(false);
+			else this.note = "Nothing was merged.";
+		} else if (this.keys.matches(data, "tui.select.cancel") || matchesKey(data, "q")) this.queuePage = null;
+	}
+
+	/** Runs the queue (`dryRun`: only its order, then asks) and shows what it said. */
+	private runQueue(dryRun: boolean): void {
+		const queue = this.host.mergeQueue;
+		if (!queue) return;
+		this.note = dryRun ? "Reading the merge queue…" : "Merging…";
+		void queue(dryRun).then(
+			({ text, branches }) => {
+				this.note = "";
+				this.queuePage = { page: new TextPage(textLines(dryRun && branches > 0 ? `${text}\n\nMerge them now? y merges, any other key cancels.` : text)), confirm: dryRun && branches > 0 };
+				this.tui.requestRender();
+			},
+			(error: unknown) => this.settle(`The merge queue failed: ${error instanceof Error ? error.message : String(error)}`),
+		);
 	}
 
 	private settle(note: string): void {
