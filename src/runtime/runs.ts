@@ -48,5 +48,6 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		wait: (id, timeoutMs, signal) => waitForRun(state, id, timeoutMs, signal),
 		stopAll: () => stopAllRuns(state),
 		setMaxConcurrent: (max) => state.limiter.setMax(max),
+		budgetRemaining: (id) => state.ledger.remaining(id),
 	};
 }

@@ -8,11 +8,13 @@
  * Exit 0 completed, 1 failed or refused, 130 stopped by Ctrl-C, 2 usage.
  */
 import { safeLine, safeText } from "../../core/terminal-text.ts";
+import { budgetUsage } from "../../runtime/budget-meter.ts";
 import type { SpawnRequest } from "../../resolve/types.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import { SpawnRefused } from "../spawn/plan.ts";
 import type { Spawner } from "../spawn/spawner.ts";
 import { EXIT_FAILED, EXIT_INTERRUPTED, type CliIo, UsageError } from "./io.ts";
+import { parseBudgetFlag } from "./budget-flag.ts";
 import { parseRequestFlags } from "./request-context.ts";
 import { errWidth } from "./width.ts";
 import { runTotals } from "./run-progress.ts";
@@ -22,12 +24,14 @@ export type { RunCommandOptions } from "./run-session.ts";
 
 /** The line `cadre run` ends with on a terminal or with `--verbose`. */
 function summaryLine(run: RunRecord): string {
-	return `cadre: ${run.id} ${run.state}${run.limitReached ? " at its max_turns limit" : ""} · ${runTotals(run)}`;
+	const budget = run.budget ? ` · budget ${budgetUsage(run.budget)}${run.stopReason === "budget" ? " (spent)" : ""}` : "";
+	return `cadre: ${run.id} ${run.state}${run.limitReached ? " at its max_turns limit" : ""} · ${runTotals(run)}${budget}`;
 }
 
 /** The one request of `cadre run [TYPE] [task]` / `--resume ID [TYPE] [task]`. */
 function singleRequest(positionals: string[], opts: RunCommandOptions): SpawnRequest {
 	const request = parseRequestFlags(opts);
+	if (opts.budget !== undefined) request.budget = parseBudgetFlag(opts.budget);
 	const [first, second, ...rest] = positionals;
 	if (rest.length > 0) throw new UsageError(`cadre run takes TYPE and one task; put the task in quotes (got ${positionals.length} arguments)`);
 	let type: string | undefined;

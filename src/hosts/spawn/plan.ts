@@ -6,6 +6,7 @@
  */
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
+import type { Budget } from "../../core/budget.ts";
 import type { Diagnostic } from "../../core/diagnostics.ts";
 import { safeText } from "../../core/terminal-text.ts";
 import { agentDirFrom } from "../../files/discovery.ts";
@@ -51,6 +52,8 @@ export type ChildFactory = (options: {
 	outputSchema: Record<string, unknown> | null;
 	/** The child's OS sandbox (ADR 0150): its tools replace pi's built-ins; null when unsandboxed. */
 	sandbox: ChildSandbox | null;
+	/** The budget the run reserved (issue 22): held before each model request; null without one. */
+	budget: Budget | null;
 }) => Promise<ChildHandle>;
 
 /** The agent dir and home of this process, as pi and the loader see them. */
@@ -115,6 +118,8 @@ export interface PlanSpawnOptions {
 	createChild: ChildFactory;
 	/** The files as loaded for this spawn (loaded here when absent). */
 	loaded?: LoadResult;
+	/** The run that spawns this one (issue 21), or null: a child of the session (its budget comes from the session pool). */
+	parentId?: string | null;
 }
 
 /** Resolve a request into a plan, or throw {@link SpawnRefused}. */
@@ -162,7 +167,8 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 		cwd: childCwd,
 		resumeOf: typeof request.resume === "string" ? request.resume : null,
 		repairContract: loaded.settings.contracts.repair,
-		async createChild(_run, cwd, resumeFile) {
+		parentId: options.parentId ?? null,
+		async createChild(run, cwd, resumeFile) {
 			const model = config.model;
 			if (!model) throw new Error("no model resolved");
 			const assembled = buildPrompt(cwd, cwd === childCwd ? null : parent.cwd);
@@ -177,6 +183,7 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 				maxTurns: config.maxTurns,
 				outputSchema: config.outputSchema ?? null,
 				sandbox,
+				budget: run.budget?.reserved ?? null,
 			}));
 		},
 	};

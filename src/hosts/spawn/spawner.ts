@@ -8,7 +8,9 @@
  */
 import { existsSync } from "node:fs";
 import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext, Skill } from "@earendil-works/pi-coding-agent";
+import type { Budget } from "../../core/budget.ts";
 import { normalizeThinking } from "../../core/values.ts";
+import { sessionBudget } from "../../resolve/budget.ts";
 import { findGitRoot } from "../../files/discovery.ts";
 import type { LoadResult } from "../../files/types.ts";
 import type { ParentFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
@@ -54,6 +56,8 @@ export interface SpawnerOptions {
 	facts?(facts: ParentFacts): ParentFacts;
 	/** Traces the runs (src/telemetry/, ADR 0145); none: no spans. */
 	telemetry?: RunTelemetry;
+	/** The pool all runs of this parent reserve from (`cadre run --batch --budget`); default settings `budget.session`. */
+	sessionBudget?: Budget;
 }
 
 /** How one run starts. */
@@ -63,6 +67,13 @@ export interface StartOptions {
 	onProgress?: ProgressListener;
 	/** Run in the background (through the limiter) or not, whatever the config says. */
 	background?: boolean;
+	/**
+	 * The run that spawns this one (issue 21's nesting): its budget is reserved from that run's
+	 * remaining. Default null: a child of the session, reserved from the session pool.
+	 */
+	parentId?: string | null;
+	/** What the run takes in a budget dimension it leaves open, instead of all that remains (a batch's share). */
+	budgetShare?: Partial<Budget>;
 }
 
 /** A parent's spawner. */
@@ -106,6 +117,13 @@ function safeLoad(options: SpawnerOptions): LoadResult | null {
 	}
 }
 
+/** Per dimension the lower of two pools (null = no limit); undefined when neither is given. */
+function lowerOf(a: Budget | undefined, b: Budget | undefined): Budget | undefined {
+	if (!a || !b) return a ?? b;
+	const pick = (x: number | null, y: number | null) => (x === null ? y : y === null ? x : Math.min(x, y));
+	return { tokens: pick(a.tokens, b.tokens), cost: pick(a.cost, b.cost), time: pick(a.time, b.time) };
+}
+
 /** The parent's run registry: records next to the transcripts (ADR 0068), worktree isolation. */
 function parentRegistry(options: SpawnerOptions, loaded: LoadResult | null, lastLoaded: () => LoadResult | null): RunRegistry {
 	const { agentDir } = options;
@@ -116,6 +134,8 @@ function parentRegistry(options: SpawnerOptions, loaded: LoadResult | null, last
 		// Records go next to the transcripts (ADR 0068).
 		records: recordWriter(transcriptDir(initial, agentDir)),
 		earlier: options.earlier,
+		// One ledger per parent session (ADR 0172): settings budget.session, or the host's own pool.
+		sessionBudget: lowerOf(options.sessionBudget, loaded ? sessionBudget(loaded.settings.budget) : undefined),
 		isolation: createWorktreeIsolation({
 			agentDir,
 			parentCwd: initial.cwd,
@@ -202,6 +222,7 @@ function childFactory(base: ChildSessionBase): ChildFactory {
 			turnLimit: child.maxTurns,
 			resultTool: child.outputSchema ? resultTool(child.outputSchema) : null,
 			customTools: child.sandbox?.tools, // ADR 0150
+			budget: child.budget, // ADR 0176
 		});
 	};
 }
@@ -238,7 +259,7 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	const createChild = childFactory({ ctx, runtime, agentDir, projectTrusted, skills, set, sessionDir, forkFile });
 	// pi's availability check may not have landed yet: a provider it does not list is checked first.
 	const plan = await withAvailableModels(runtime, parent.facts.model, (models) =>
-		planSpawn({ request, parent, models, loaded: loadedNow, resumeFrom: stored, createChild }),
+		planSpawn({ request, parent, models, loaded: loadedNow, resumeFrom: stored, createChild, parentId: startOptions.parentId ?? null }),
 	);
 	registry.setMaxConcurrent(loadedNow.settings.maxConcurrent.value);
 	const background = startOptions.background ?? (request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground);
@@ -247,6 +268,7 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 		signal: background ? undefined : startOptions.signal,
 		onProgress: startOptions.onProgress,
 		resumeFile: forkFile ? null : (source?.transcript ?? null),
+		budgetShare: startOptions.budgetShare,
 	});
 }
 

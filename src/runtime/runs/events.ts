@@ -4,6 +4,7 @@
  * throws never breaks a run.
  */
 import type { EffectiveConfig } from "../../resolve/types.ts";
+import type { RunBudget } from "../budget-meter.ts";
 import type { Contract } from "../contract.ts";
 import type { Receipt } from "../receipt.ts";
 import type { ChildUsage } from "../pi/child-session.ts";
@@ -31,6 +32,10 @@ export type RunEventPayload = {
 	transcript: string | null;
 	error: string | null;
 	resumeOf: string | null;
+	/** The run's budget (issue 22), or null without one. */
+	budget: RunBudget | null;
+	/** `budget` when the budget stopped the run, else null. */
+	stopReason: "budget" | null;
 };
 
 /** `cadre:steered` adds the message and whether it waits for the child to start. */
@@ -56,6 +61,8 @@ export function eventPayload(run: RunRecord): RunEventPayload {
 		transcript: run.transcript,
 		error: run.error,
 		resumeOf: run.resumeOf,
+		budget: run.budget ? structuredClone(run.budget) : null,
+		stopReason: run.stopReason ?? null,
 	};
 }
 

@@ -3,12 +3,14 @@
  * child's events folded into the record (turns, tools, usage, context, the `max_turns` warning),
  * messages buffered before the first turn, the contract check, and the terminal state.
  */
+import { budgetStopMessage } from "../budget-meter.ts";
 import type { ChildEvent } from "../pi/child-events.ts";
 import type { ChildHandle } from "../pi/child-session.ts";
 import { createReceiptCollector } from "../receipt.ts";
 import { verifyRun } from "../verify-run.ts";
 import { keepContract, noRepair } from "./contract-repair.ts";
 import { changed, eventPayload } from "./events.ts";
+import { followBudget } from "./budget.ts";
 import { finish, undelivered } from "./finish.ts";
 import { save } from "./persistence.ts";
 import type { Internal, RegistryState } from "./state.ts";
@@ -52,6 +54,7 @@ function onChildEvent(registry: RegistryState, internal: Internal, child: ChildH
 			break;
 		case "turn_end":
 			run.usage = child.usage();
+			followBudget(internal, child);
 			if (run.lastEventAt - internal.savedAt >= registry.progressSaveMs) save(registry, internal);
 			run.context = child.contextUsage();
 			// The ceiling itself is enforced in the child (runtime/pi/capability-guard.ts, terminate).
@@ -86,6 +89,12 @@ function endOf(internal: Internal, seen: Seen): { state: TerminalState; error: s
 	const last = seen.last;
 	if (internal.aborted) return { state: "aborted", error: null };
 	if (internal.stopRequested) return { state: "stopped", error: null };
+	const budget = internal.record.budget;
+	if (internal.child) followBudget(internal, internal.child);
+	if (budget?.stoppedBy) {
+		internal.record.stopReason = "budget";
+		return { state: "stopped", error: budgetStopMessage(budget.stoppedBy, budget) };
+	}
 	if (internal.record.limitReached) return { state: "completed", error: null };
 	if (last?.stopReason === "error") return { state: "failed", error: last.errorMessage ?? "the model request failed" };
 	if (last?.stopReason === "aborted") return { state: "aborted", error: null };
@@ -118,7 +127,8 @@ async function driveChild(registry: RegistryState, internal: Internal): Promise<
 	try {
 		await child.run(run.prompt);
 		const ended = seen.last?.stopReason;
-		if (!internal.aborted && !internal.stopRequested && ended !== "error" && ended !== "aborted") {
+		const spent = child.budget?.()?.stoppedBy;
+		if (!internal.aborted && !internal.stopRequested && !spent && ended !== "error" && ended !== "aborted") {
 			await keepContract(internal, child);
 			await verifyChild(internal, child);
 		}

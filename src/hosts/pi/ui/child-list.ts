@@ -32,7 +32,8 @@ export function childListLines(views: readonly RunView[], selected: number | nul
 	const first = selected === null ? 0 : Math.max(0, Math.min(selected - MAX_LIST_ROWS + 1, views.length - MAX_LIST_ROWS));
 	const rows = views.slice(first, first + MAX_LIST_ROWS).map((view, offset) => {
 		const time = view.state === "queued" ? `queued ${formatDuration(view.queuedMs)}` : view.runningMs === null ? view.state : `${view.state} ${formatDuration(view.runningMs)}`;
-		const text = `${liveIcon(view.state, style, now)} ${view.id} · ${view.description} ${style.fg("dim", `· ${time}`)}`;
+		const spent = view.budget === null ? "" : ` · ${view.budget}`;
+		const text = `${liveIcon(view.state, style, now)} ${view.id} · ${view.description} ${style.fg("dim", `· ${time}${spent}`)}`;
 		return fit(first + offset === selected ? `${style.fg("accent", "›")} ${style.bold(text)}` : `  ${text}`, width);
 	});
 	const hidden = views.length - rows.length;

@@ -4,6 +4,7 @@
  * and the short forms every renderer shares — state icons, token counts, durations, the current
  * activity. Every string in a {@link RunView} has passed through `shown`, so renderers only style.
  */
+import { budgetUsage } from "../../../runtime/budget-meter.ts";
 import { type RunResult, totalTokens } from "../../../runtime/result.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { dotted, type Style, shown, type Tone } from "./text.ts";
@@ -34,6 +35,8 @@ export interface RunView {
 	capability: string | null;
 	persona: string | null;
 	error: string | null;
+	/** The budget as used/limit (`4200/5000 tokens, $0.01/$0.05`), or null without one (issue 22). */
+	budget: string | null;
 }
 
 /** A value shaped like a {@link RunResult} (tool details and notifications read back from a session are untyped). */
@@ -86,6 +89,7 @@ export function viewOfRecord(run: RunRecord, now: number = Date.now()): RunView 
 		capability: run.config.capabilityMode,
 		persona: run.config.persona === null ? null : shown(run.config.persona),
 		error: run.error === null ? null : shown(run.error),
+		budget: run.budget ? shown(budgetUsage(run.budget)) || null : null,
 	};
 }
 
@@ -110,6 +114,7 @@ export function viewOfResult(result: RunResult, maxTurns: number | null = null):
 		capability: result.capabilityMode ? shown(result.capabilityMode) : null,
 		persona: result.persona ? shown(result.persona) : null,
 		error: result.error ? shown(result.error) : null,
+		budget: result.budget?.reserved && result.budget.used ? shown(budgetUsage(result.budget)) || null : null,
 	};
 }
 
@@ -185,6 +190,7 @@ export function statsParts(view: RunView): string[] {
 		formatTools(view.toolUses),
 		formatTokensWithContext(view),
 		formatCost(view.cost),
+		view.budget === null ? null : `budget ${view.budget}`,
 		view.runningMs === null ? null : formatDuration(view.runningMs),
 		view.queuedMs >= 1000 ? `queued ${formatDuration(view.queuedMs)}` : null,
 	].filter((part): part is string => part !== null);

@@ -37,6 +37,7 @@ const COLUMNS: Column[] = [
 	{ title: "TURNS", cell: (view) => (view.maxTurns === null ? String(view.turns) : `${view.turns}/${view.maxTurns}`), optional: true },
 	{ title: "TOOLS", cell: (view) => String(view.toolUses), optional: true },
 	{ title: "TOKENS", cell: (view) => formatTokens(view.tokens), optional: true },
+	{ title: "BUDGET", cell: (view) => view.budget ?? "-", optional: true },
 ];
 
 /** The columns that fit `width`: optional ones are left out from the right until the description has room. */
