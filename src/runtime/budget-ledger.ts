@@ -5,8 +5,8 @@
  * arithmetic is the pure core's (src/resolve/budget.ts).
  */
 
-import type { Budget } from "../core/budget.js";
-import { type BudgetExhausted, type BudgetReservation, releaseBudget, reserveBudget } from "../resolve/budget.js";
+import type { Budget } from "../core/budget.ts";
+import { type BudgetExhausted, type BudgetReservation, releaseBudget, reserveBudget } from "../resolve/budget.ts";
 
 interface Entry {
 	parent: string | null;

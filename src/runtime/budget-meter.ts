@@ -33,7 +33,10 @@ export interface RunBudget {
 }
 
 /** The share of a limit at which the child is told to wrap up. */
-export const WARN_AT = 0.8;
+export const WARN_AT = 0.8 - 1e-9;
+
+/** Shares compare with this slack, so $0.02 + $0.02 of $0.05 (0.7999…) counts as 80%. */
+const FULL = 1 - 1e-9;
 
 /** Whether a budget has any limit at all (else no gate is installed). */
 export function limited(budget: Budget | null | undefined): budget is Budget {
@@ -59,17 +62,17 @@ export function checkBudget(limit: Budget, used: BudgetUsed, inFlight: { tokens:
 	if (limit.tokens !== null) {
 		const s = (used.tokens + inFlight.tokens) / limit.tokens;
 		if (s > share) share = s;
-		if (s >= 1 && over === null) over = "tokens";
+		if (s >= FULL && over === null) over = "tokens";
 	}
 	if (limit.cost !== null) {
 		const s = (used.cost + inFlight.cost) / limit.cost;
 		if (s > share) share = s;
-		if (s >= 1 && over === null) over = "cost";
+		if (s >= FULL && over === null) over = "cost";
 	}
 	if (limit.time !== null) {
 		const s = used.time / limit.time;
 		if (s > share) share = s;
-		if (s >= 1 && over === null) over = "time";
+		if (s >= FULL && over === null) over = "time";
 	}
 	return { share, over };
 }

@@ -109,7 +109,7 @@ function humanLine(outcome: Outcome, total: number, done: number): string {
 function jsonLine(outcome: Outcome): string {
 	if (outcome.run) return JSON.stringify({ line: outcome.line, ...fullResult(outcome.run) });
 	if (outcome.refused) return JSON.stringify({ line: outcome.line, status: "refused", refused: outcome.refused });
-	return JSON.stringify({ line: outcome.line, status: "invalid", error: outcome.error });
+	return JSON.stringify({ line: outcome.line, status: outcome.status, error: outcome.error });
 }
 
 /** An item's status line, then its answer (indented) or, with `--out`, the file it is in. */
