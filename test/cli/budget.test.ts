@@ -77,6 +77,23 @@ describe("cadre run: a child held to its budget", () => {
 		expect(result.usage.cost).toBeCloseTo(0.06, 6);
 	});
 
+	it("time 1s: a timer at the deadline stops the child mid-request, stopped/budget (time)", async () => {
+		const world = runWorld("budget-time-", server.baseUrl, { files: { "agent/models.json": pricedModels(server.baseUrl) } });
+		let replied = 0;
+		server.setScript((request) => {
+			if (!JSON.stringify(request.messages).includes("task-time")) return { text: "not mine" };
+			replied++;
+			// The first answer comes at once; the second is held far past the deadline.
+			return replied === 1 ? { text: "task-time first look", toolCalls: [{ name: "ls", arguments: { path: "." } }] } : { text: "too late", hold: new Promise((resolve) => setTimeout(resolve, 20_000)) };
+		});
+		const startedAt = Date.now();
+		const run = await cadre(world, ["run", "explore", "task-time: look", "--budget", "time=1", "--json"]);
+		const result = JSON.parse(run.stdout);
+		expect(result).toMatchObject({ status: "stopped", stopReason: "budget", text: "task-time first look", budget: { stoppedBy: "time", reserved: { time: 1 } } });
+		expect(result.durationMs).toBeLessThan(10_000);
+		expect(Date.now() - startedAt).toBeLessThan(15_000);
+	});
+
 	it("the end line shows used/limit", async () => {
 		const world = runWorld("budget-line-", server.baseUrl, { files: { "agent/models.json": pricedModels(server.baseUrl) } });
 		server.setScript(endless("task-line"));
