@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { Budget } from "../../src/core/budget.ts";
 import type { ChildHandle } from "../../src/runtime/pi/child-session.ts";
+import { formatResult, notificationText, runResult } from "../../src/runtime/result.ts";
 import { createRunRegistry, type SpawnPlan } from "../../src/runtime/runs.ts";
 
 /** A child that answers once `release` is called, having used `tokens`. */
@@ -83,6 +84,23 @@ describe("budget reservations in the registry (budget.session)", () => {
 		const rest = await registry.spawn(plan(child(1).handle, {}), { background: true });
 		expect(rest.run.budget?.reserved.cost).toBe(0.04);
 		expect(registry.budgetRemaining().cost).toBe(0);
+	});
+
+	it("events, the result text and the notification carry the budget", async () => {
+		const events: { name: string; payload: Record<string, unknown> }[] = [];
+		const registry = createRunRegistry({ maxConcurrent: 4, emit: (name, payload) => events.push({ name, payload }), sessionBudget: { tokens: 4000, cost: null, time: null } });
+		const c = child(4100, "tokens");
+		const started = await registry.spawn(plan(c.handle, { tokens: 5000 }), { background: true });
+		c.release();
+		const run = await started.done;
+		const failed = events.find((event) => event.name === "cadre:failed");
+		expect(failed?.payload).toMatchObject({ status: "stopped", stopReason: "budget", budget: { limit: { tokens: 5000 }, reserved: { tokens: 4000 }, used: { tokens: 4100 }, source: "request", clamped: ["tokens"] } });
+		expect(events.find((event) => event.name === "cadre:created")?.payload).toMatchObject({ budget: { reserved: { tokens: 4000 } } });
+		const line = "Budget: 4100/4000 tokens (from request; clamped to what remained: tokens; stopped by its tokens limit).";
+		expect(formatResult(runResult(run, 1000))).toContain(line);
+		expect(notificationText(run)).toContain(line);
+		// It went over by its last response: nothing comes back.
+		expect(registry.budgetRemaining().tokens).toBe(0);
 	});
 
 	it("without any budget nothing is reserved and the run has none", async () => {
