@@ -42,6 +42,9 @@ interface AgentHooks {
 	finishTurn?: FinishTurn;
 }
 
+/** The longest a Node timer waits. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const tokensOf = (usage: Usage): number => (usage.input ?? 0) + (usage.output ?? 0) + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0);
 
 /** Installs the gate on `session` for `limit` (the run's reserved budget). */
@@ -111,14 +114,21 @@ export function installBudgetGate(session: AgentSession, limit: Budget, now: () 
 		start() {
 			if (startedAt !== null) return;
 			startedAt = now();
-			if (limit.time !== null) {
-				timer = setTimeout(() => {
-					tick();
-					stop("time");
-					void session.abort().catch(() => undefined);
-				}, limit.time * 1000);
-				timer.unref?.();
-			}
+			const deadline = limit.time === null ? null : (startedAt as number) + limit.time * 1000;
+			// A timer waits at most 2^31-1 ms (about 24.8 days): a longer deadline is waited for in steps.
+			const wait = () => {
+				if (deadline === null) return;
+				const left = deadline - now();
+				if (left > 0) {
+					timer = setTimeout(wait, Math.min(left, MAX_TIMER_MS));
+					timer.unref?.();
+					return;
+				}
+				tick();
+				stop("time");
+				void session.abort().catch(() => undefined);
+			};
+			wait();
 		},
 		state() {
 			tick();
