@@ -30,6 +30,7 @@ const RESOLUTION_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
 	"extension-error",
 	"steer-undelivered",
 	"verify-untrusted",
+	"budget-clamped",
 ]);
 
 /** Whether a diagnostic is the resolution's own for this spawn (a result warning), not a file's. */

@@ -130,7 +130,7 @@ function reserve(registry: RegistryState, record: RunRecord, plan: SpawnPlan, sh
 			column: null,
 			code: "budget-clamped",
 			message: `it asked for a budget of ${formatBudget(asked)} but only ${formatBudget(got)} remained ${parentId ? `to the run ${parentId}` : "of the session's budget"}; it runs with what remained`,
-			hint: "wait for running children to finish (what they do not use comes back), or raise budget.session",
+			hint: "what running children do not use comes back when they end; or raise the budget it reserves from",
 		});
 	}
 	return true;
