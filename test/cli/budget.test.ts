@@ -143,5 +143,8 @@ describe("cadre run: a child held to its budget", () => {
 		expect(used).toBeLessThanOrEqual(5000 + 2000);
 		const human = await cadre(world, ["run", "--batch", file, "--budget", "tokens=5000"]);
 		expect(human.stdout).toMatch(/the batch budget was spent; not started: lines 4, 5, 6/);
+		expect(human.stdout).toMatch(/line 1: completed explore-[a-z0-9]+ \(explore: batch question 1\) · .* · budget 2000\/5000 tokens\n/);
+		expect(human.stdout).toMatch(/line 3: stopped .* · budget 2000\/1000 tokens \(spent\) — stopped: its tokens budget/);
+		expect(human.stdout).toMatch(/line 4: not-started — not started: the batch budget is spent/);
 	});
 });

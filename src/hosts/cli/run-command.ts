@@ -8,7 +8,6 @@
  * Exit 0 completed, 1 failed or refused, 130 stopped by Ctrl-C, 2 usage.
  */
 import { safeLine, safeText } from "../../core/terminal-text.ts";
-import { budgetUsage } from "../../runtime/budget-meter.ts";
 import type { SpawnRequest } from "../../resolve/types.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import { SpawnRefused } from "../spawn/plan.ts";
@@ -24,8 +23,7 @@ export type { RunCommandOptions } from "./run-session.ts";
 
 /** The line `cadre run` ends with on a terminal or with `--verbose`. */
 function summaryLine(run: RunRecord): string {
-	const budget = run.budget ? ` · budget ${budgetUsage(run.budget)}${run.stopReason === "budget" ? " (spent)" : ""}` : "";
-	return `cadre: ${run.id} ${run.state}${run.limitReached ? " at its max_turns limit" : ""} · ${runTotals(run)}${budget}`;
+	return `cadre: ${run.id} ${run.state}${run.limitReached ? " at its max_turns limit" : ""} · ${runTotals(run)}`;
 }
 
 /** The one request of `cadre run [TYPE] [task]` / `--resume ID [TYPE] [task]`. */
