@@ -14,11 +14,12 @@ export function parseBudgetFlag(text: string): BudgetValue {
 		const eq = part.indexOf("=");
 		const key = (eq < 0 ? part : part.slice(0, eq)).trim();
 		const raw = eq < 0 ? "" : part.slice(eq + 1).trim();
-		const amount = raw === "" ? Number.NaN : Number(raw);
+		// Not a number: checked as the text it is, so the message quotes what was written.
+		const amount: unknown = raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
 		const problem = budgetEntryProblem(key, amount);
-		if (problem) throw new UsageError(`--budget ${part}: ${eq < 0 ? `${key} needs a value (${key}=…)` : problem.replace("NaN", JSON.stringify(raw))}`);
+		if (problem) throw new UsageError(`--budget ${part}: ${eq < 0 ? `${key} needs a value (${key}=…)` : problem}`);
 		if (key in budget) throw new UsageError(`--budget names ${key} twice`);
-		budget[key as BudgetDimension] = amount;
+		budget[key as BudgetDimension] = amount as number;
 	}
 	return budget;
 }
