@@ -2,12 +2,13 @@
  * Budget bench (issue 22, ADR 0176): what the check before each model request adds. The gate
  * wraps the agent's stream function and its `finishTurn`; this times a request through the
  * wrapped stream function and a turn's end through the wrapped `finishTurn` — with usage counted
- * from `message_end` events as in a real session — against a floor measured in the same run: the
+ * from `message_end` events and the run's room asked of a ledger, as in a real session — against a floor measured in the same run: the
  * same calls unwrapped. The bound is 0.05 ms per request.
  *
  * Run: npm run bench:budget [-- --runs 200000]
  */
 import type { AgentSession } from "@earendil-works/pi-coding-agent";
+import { createBudgetLedger } from "../src/runtime/budget-ledger.ts";
 import { checkBudget } from "../src/runtime/budget-meter.ts";
 import { installBudgetGate } from "../src/runtime/pi/budget-gate.ts";
 
@@ -56,7 +57,12 @@ async function time(call: () => unknown, asyncCall = false): Promise<number> {
 
 const bare = fakeSession();
 const gated = fakeSession();
-const gate = installBudgetGate(gated as unknown as AgentSession, { tokens: 1e15, cost: 1e9, time: 1e9 });
+const limit = { tokens: 1e15, cost: 1e9, time: 1e9 };
+const gate = installBudgetGate(gated as unknown as AgentSession, limit);
+// As the registry binds it: the run's room in the ledger of its parent session, asked at every check.
+const ledger = createBudgetLedger({ tokens: null, cost: null, time: null });
+ledger.reserve("run", limit);
+gate.setRoom(() => ledger.room("run"));
 gate.start();
 const floorRequest = await time(() => bare.agent.streamFunction({}, {}, {}));
 const gatedRequest = await time(() => gated.agent.streamFunction({}, {}, {}));

@@ -66,6 +66,19 @@ describe("the budget gate", () => {
 		expect(fake.signals.at(-1)).toBeUndefined();
 	});
 
+	it("is held to the room its children leave it: no request once its own spending reaches it", () => {
+		const fake = fakeSession();
+		const gate = installBudgetGate(fake.asSession, { tokens: null, cost: 0.05, time: null });
+		let room = 0.05;
+		gate.setRoom(() => ({ tokens: null, cost: room, time: null }));
+		fake.session.agent.streamFunction({}, {}, {});
+		fake.emit("message_end", 100, 0.02);
+		room = 0.02; // a child reserved 0.03 of its 0.05
+		fake.session.agent.streamFunction({}, {}, {});
+		expect(fake.signals.map((signal) => signal?.aborted ?? false)).toEqual([false, true]);
+		expect(gate.state().stoppedBy).toBe("cost");
+	});
+
 	it("aborts an answer whose streamed usage passes the limit", () => {
 		const fake = fakeSession();
 		const gate = installBudgetGate(fake.asSession, { tokens: null, cost: 0.05, time: null });

@@ -105,6 +105,40 @@ describe("budget reservations in the registry (budget.session)", () => {
 		expect(registry.budgetRemaining().tokens).toBe(0);
 	});
 
+	it("a run with a spawning run (plan.parentId) reserves from that run's remaining: a lead of $0.05 and five children of $0.02", async () => {
+		const registry = createRunRegistry({ maxConcurrent: 8, emit: () => {} });
+		const leader = child(0);
+		const bound: { room: (() => Budget | null) | null } = { room: null };
+		leader.handle.budgetRoom = (next) => (bound.room = next);
+		const lead = await registry.spawn(plan(leader.handle, { cost: 0.05 }), { background: true });
+		await new Promise((resolve) => setTimeout(resolve, 5));
+		expect(bound.room?.()?.cost).toBe(0.05);
+		const cost = (usedCost: number) => {
+			const c = child(0);
+			c.handle.budget = () => ({ used: { tokens: 0, cost: usedCost, time: 0 }, stoppedBy: null, warned: false });
+			return c;
+		};
+		const kids = [cost(0.005), cost(0.02), cost(0.01)];
+		const started = [];
+		for (const kid of kids) started.push(await registry.spawn({ ...plan(kid.handle, { cost: 0.02 }), parentId: lead.run.id }, { background: true }));
+		expect(started.map((s) => s.run.budget?.reserved.cost)).toEqual([0.02, 0.02, 0.01]);
+		expect(started[2]?.run.budget?.clamped).toEqual(["cost"]);
+		for (const _ of [4, 5]) await expect(registry.spawn({ ...plan(child(0).handle, { cost: 0.02 }), parentId: lead.run.id }, { background: true })).rejects.toThrow(/budget-exhausted/);
+		// The session pool is unlimited and untouched by the children: they reserve from the lead.
+		expect(registry.budgetRemaining().cost).toBeNull();
+		expect(registry.budgetRemaining(lead.run.id).cost).toBe(0);
+		// The lead's own gate is held to what its children leave it: nothing now.
+		expect(bound.room?.()?.cost).toBe(0);
+		kids[0]?.release();
+		await started[0]?.done;
+		// 0.02 reserved, 0.005 used: 0.015 back to the lead.
+		expect(registry.budgetRemaining(lead.run.id).cost).toBe(0.015);
+		expect(bound.room?.()?.cost).toBe(0.015);
+		for (const kid of kids.slice(1)) kid.release();
+		await Promise.all(started.map((s) => s.done));
+		expect(registry.budgetRemaining(lead.run.id).cost).toBe(0.015);
+	});
+
 	it("without any budget nothing is reserved and the run has none", async () => {
 		const registry = createRunRegistry({ maxConcurrent: 4, emit: () => {} });
 		const c = child(10);

@@ -30,6 +30,8 @@ export interface BudgetGate {
 	/** Starts the clock (at the child's first prompt). */
 	start(): void;
 	state(): BudgetGateState;
+	/** Also hold the child to `room()` (the ledger's room for the run: less than its limit once its children hold part of it). */
+	setRoom(room: () => Budget | null): void;
 	dispose(): void;
 }
 
@@ -45,10 +47,23 @@ interface AgentHooks {
 /** The longest a Node timer waits. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+const lower = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.min(a, b));
+
 const tokensOf = (usage: Usage): number => (usage.input ?? 0) + (usage.output ?? 0) + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0);
 
 /** Installs the gate on `session` for `limit` (the run's reserved budget). */
-export function installBudgetGate(session: AgentSession, limit: Budget, now: () => number = Date.now): BudgetGate {
+export function installBudgetGate(session: AgentSession, reserved: Budget, now: () => number = Date.now): BudgetGate {
+	let room: (() => Budget | null) | null = null;
+	const effective: Budget = { ...reserved };
+	/** The limit now: the reservation, lowered to the room the ledger has for the run. */
+	const limitNow = (): Budget => {
+		if (room === null) return reserved;
+		const r = room();
+		effective.tokens = lower(reserved.tokens, r?.tokens ?? null);
+		effective.cost = lower(reserved.cost, r?.cost ?? null);
+		return effective;
+	};
+	const limit = reserved;
 	const used: BudgetUsed = { tokens: 0, cost: 0, time: 0 };
 	const inFlight = { tokens: 0, cost: 0 };
 	const state = { stoppedBy: null as BudgetDimension | null, warned: false };
@@ -65,7 +80,7 @@ export function installBudgetGate(session: AgentSession, limit: Budget, now: () 
 	// Before each request: at the limit nothing goes out — the provider gets an aborted signal.
 	agent.streamFunction = (model, context, options) => {
 		tick();
-		const check = checkBudget(limit, used, inFlight);
+		const check = checkBudget(limitNow(), used, inFlight);
 		if (check.over !== null || state.stoppedBy !== null) {
 			stop(check.over ?? (state.stoppedBy as BudgetDimension));
 			return stream(model, context, { ...options, signal: AbortSignal.abort(new Error("cadre: the run's budget is spent")) });
@@ -77,7 +92,7 @@ export function installBudgetGate(session: AgentSession, limit: Budget, now: () 
 	agent.finishTurn = async (turn, signal) => {
 		const decided = await finishTurn?.(turn, signal);
 		tick();
-		const check = checkBudget(limit, used);
+		const check = checkBudget(limitNow(), used);
 		if (check.over !== null || state.stoppedBy !== null) {
 			stop(check.over ?? (state.stoppedBy as BudgetDimension));
 			return { action: "end" };
@@ -104,8 +119,9 @@ export function installBudgetGate(session: AgentSession, limit: Budget, now: () 
 		// A streaming answer whose reported usage passes the limit is aborted.
 		inFlight.tokens = tokens;
 		inFlight.cost = cost;
-		const check = checkBudget(limit, used, inFlight);
-		if (check.over !== null && (used.tokens + tokens > (limit.tokens ?? Infinity) || used.cost + cost > (limit.cost ?? Infinity))) {
+		const now = limitNow();
+		const check = checkBudget(now, used, inFlight);
+		if (check.over !== null && (used.tokens + tokens > (now.tokens ?? Infinity) || used.cost + cost > (now.cost ?? Infinity))) {
 			stop(check.over);
 			void session.abort().catch(() => undefined);
 		}
@@ -129,6 +145,9 @@ export function installBudgetGate(session: AgentSession, limit: Budget, now: () 
 				void session.abort().catch(() => undefined);
 			};
 			wait();
+		},
+		setRoom(next) {
+			room = next;
 		},
 		state() {
 			tick();

@@ -150,6 +150,11 @@ export interface ChildHandle {
 	unread(): Promise<string[]>;
 	/** What the budget gate saw (used, the dimension that stopped the child), or null without a budget. */
 	budget?(): BudgetGateState | null;
+	/**
+	 * Also holds the child to `room()` (what its reservation still has room for once its own
+	 * children hold part of it), checked with its budget before each request.
+	 */
+	budgetRoom?(room: () => Budget | null): void;
 }
 
 function splitModel(runtime: ModelRuntime, id: string) {
@@ -269,5 +274,6 @@ function sessionHandle(session: AgentSession, structured: StructuredState | null
 		},
 		diagnostics,
 		budget: () => gate?.state() ?? null,
+		budgetRoom: (room) => gate?.setRoom(room),
 	};
 }

@@ -10,7 +10,7 @@ import { createReceiptCollector } from "../receipt.ts";
 import { verifyRun } from "../verify-run.ts";
 import { keepContract, noRepair } from "./contract-repair.ts";
 import { changed, eventPayload } from "./events.ts";
-import { followBudget } from "./budget.ts";
+import { bindBudgetRoom, followBudget } from "./budget.ts";
 import { finish, undelivered } from "./finish.ts";
 import { save } from "./persistence.ts";
 import type { Internal, RegistryState } from "./state.ts";
@@ -54,7 +54,7 @@ function onChildEvent(registry: RegistryState, internal: Internal, child: ChildH
 			break;
 		case "turn_end":
 			run.usage = child.usage();
-			followBudget(internal, child);
+			followBudget(registry, internal, child);
 			if (run.lastEventAt - internal.savedAt >= registry.progressSaveMs) save(registry, internal);
 			run.context = child.contextUsage();
 			// The ceiling itself is enforced in the child (runtime/pi/capability-guard.ts, terminate).
@@ -67,6 +67,7 @@ function onChildEvent(registry: RegistryState, internal: Internal, child: ChildH
 			// Live totals (the answer that asked for the tool is recorded by now), so
 			// /subagents and the service show tokens while the run goes on.
 			run.usage = child.usage();
+			followBudget(registry, internal, child);
 			run.toolUses++;
 			run.activity = `tool ${event.toolName}`;
 			run.currentTool = { name: event.toolName, args: event.args };
@@ -85,12 +86,12 @@ function onChildEvent(registry: RegistryState, internal: Internal, child: ChildH
 }
 
 /** How a child that settled ended the run. */
-function endOf(internal: Internal, seen: Seen): { state: TerminalState; error: string | null } {
+function endOf(registry: RegistryState, internal: Internal, seen: Seen): { state: TerminalState; error: string | null } {
 	const last = seen.last;
 	if (internal.aborted) return { state: "aborted", error: null };
 	if (internal.stopRequested) return { state: "stopped", error: null };
 	const budget = internal.record.budget;
-	if (internal.child) followBudget(internal, internal.child);
+	if (internal.child) followBudget(registry, internal, internal.child);
 	if (budget?.stoppedBy) {
 		internal.record.stopReason = "budget";
 		return { state: "stopped", error: budgetStopMessage(budget.stoppedBy, budget) };
@@ -106,6 +107,7 @@ async function driveChild(registry: RegistryState, internal: Internal): Promise<
 	const run = internal.record;
 	const child = await internal.plan.createChild(run, internal.cwd, internal.resumeFile);
 	internal.child = child;
+	bindBudgetRoom(registry, internal, child);
 	internal.receipt = createReceiptCollector(internal.cwd, run.isolation?.isolation === "worktree");
 	run.transcript = child.transcript;
 	save(registry, internal);
@@ -135,7 +137,7 @@ async function driveChild(registry: RegistryState, internal: Internal): Promise<
 	} finally {
 		unsubscribe();
 	}
-	return endOf(internal, seen);
+	return endOf(registry, internal, seen);
 }
 
 async function runToEnd(registry: RegistryState, internal: Internal): Promise<void> {

@@ -35,14 +35,14 @@ export function undelivered(message: string, why: string, hint: string): Diagnos
 }
 
 /** Takes into the record what the ended child leaves, then releases it. */
-async function collectChild(internal: Internal, child: ChildHandle, final: TerminalState): Promise<void> {
+async function collectChild(registry: RegistryState, internal: Internal, child: ChildHandle, final: TerminalState): Promise<void> {
 	const run = internal.record;
 	// A message steered after the child's last turn stays unread; a stopped run's are moot.
 	const unread = final === "stopped" ? [] : await child.unread().catch(() => []);
 	const hint = "resume the run with the message to give it to the child";
 	for (const message of unread) run.diagnostics.push(undelivered(message, "it came after the child's last turn", hint));
 	run.usage = child.usage();
-	followBudget(internal, child);
+	followBudget(registry, internal, child);
 	run.text = child.lastText();
 	run.transcript = child.transcript ?? run.transcript;
 	const submitted = child.structured();
@@ -77,7 +77,7 @@ export async function finish(registry: RegistryState, internal: Internal, state:
 	// A user stop wins any race with a finishing run.
 	const final: TerminalState = internal.stopRequested ? "stopped" : state;
 	const child = internal.child;
-	if (child) await collectChild(internal, child, final);
+	if (child) await collectChild(registry, internal, child, final);
 	releaseBudget(registry, internal);
 	run.error = final === "stopped" ? stoppedError(state, error) : error;
 	try {
