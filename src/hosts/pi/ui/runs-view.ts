@@ -46,7 +46,8 @@ function fittingColumns(views: readonly RunView[], width: number, style: Style):
 	const naturalWidths = new Map(COLUMNS.map((column) => [column, Math.max(widthOf(column.title), ...views.map((view) => widthOf(column.cell(view, style))))]));
 	const natural = (column: Column) => naturalWidths.get(column) as number;
 	const longestDescription = Math.max(11, ...views.map((view) => widthOf(view.description)));
-	let columns = [...COLUMNS];
+	// The budget column only when a run has a budget.
+	let columns = views.some((view) => view.budget !== null) ? [...COLUMNS] : COLUMNS.filter((column) => column.title !== "BUDGET");
 	// Optional columns give way until the description has room for what most descriptions say.
 	const minDescription = Math.min(30, longestDescription);
 	for (;;) {
