@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { childListLines } from "../../src/hosts/pi/ui/child-list.ts";
+import { runExplainLines } from "../../src/hosts/pi/ui/run-explain.ts";
 import { statsLine, viewOfRecord, viewOfResult } from "../../src/hosts/pi/ui/run-view.ts";
 import { runsViewLines } from "../../src/hosts/pi/ui/runs-view.ts";
 import { plainStyle } from "../../src/hosts/pi/ui/text.ts";
@@ -33,10 +34,16 @@ describe("budget in the TUI rows", () => {
 		expect(viewOfResult(runResult(record({ budget, state: "stopped" }), 1000)).budget).toBe("4200/5000 tokens, $0.012/$0.04");
 	});
 
+	it("e (the run's own resolution) shows what it reserved, what was clamped and what it used", () => {
+		const lines = runExplainLines(record({ budget }), 200, plainStyle);
+		expect(lines).toContain("  budget reserved: 5000 tokens, $0.04 (clamped to what remained: cost); used 4200/5000 tokens, $0.012/$0.04");
+	});
+
 	it("a run without a budget shows none", () => {
 		const view = viewOfRecord(record(), NOW);
 		expect(view.budget).toBeNull();
 		expect(statsLine(view)).not.toContain("budget");
+		expect(runExplainLines(record(), 200, plainStyle).join("\n")).not.toContain("budget reserved");
 		expect(runsViewLines([view], 0, 220, plainStyle).join("\n")).not.toMatch(/\d+\/\d+ tokens|BUDGET/);
 	});
 });
