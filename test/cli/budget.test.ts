@@ -94,6 +94,26 @@ describe("cadre run: a child held to its budget", () => {
 		expect(Date.now() - startedAt).toBeLessThan(15_000);
 	});
 
+	it("an answer whose streamed usage passes the limit is aborted mid-stream (the provider reports usage while streaming)", async () => {
+		const world = runWorld("budget-stream-", server.baseUrl, { files: { "agent/models.json": pricedModels(server.baseUrl) } });
+		const mine: ChatRequest[] = [];
+		server.setScript((request) => {
+			if (!JSON.stringify(request.messages).includes("task-stream")) return { text: "not mine" };
+			mine.push(request);
+			if (mine.length === 1) return { text: "task-stream first look", toolCalls: [{ name: "ls", arguments: { path: "." } }], usage: { prompt: 1500, completion: 500 } };
+			// 2,000 more reported with the first piece: 4,000 of 3,000 while it streams; the rest would come in 20 s.
+			return { text: "second look, never finished", usage: { prompt: 1500, completion: 500 }, usageFirstThenHold: new Promise((resolve) => setTimeout(resolve, 20_000)) };
+		});
+		const run = await cadre(world, ["run", "explore", "task-stream: look", "--budget", "tokens=3000", "--json"]);
+		const result = JSON.parse(run.stdout);
+		expect(result).toMatchObject({ status: "stopped", stopReason: "budget", budget: { stoppedBy: "tokens" } });
+		expect(mine).toHaveLength(2);
+		// cadre went away before the answer ended.
+		await expect(Promise.race([mine[1]?.closed.then(() => "closed"), new Promise((resolve) => setTimeout(() => resolve("open"), 1000))])).resolves.toBe("closed");
+		expect(result.durationMs).toBeLessThan(10_000);
+		expect(result.text).toMatch(/^(second look|task-stream first look)/);
+	});
+
 	it("the end line shows used/limit", async () => {
 		const world = runWorld("budget-line-", server.baseUrl, { files: { "agent/models.json": pricedModels(server.baseUrl) } });
 		server.setScript(endless("task-line"));
