@@ -53,7 +53,8 @@ export type DiagnosticCode =
 	| "run-record-invalid"
 	// a run's own (spec 04, ADR 0079): an extension of the child that failed, a steer pi refused
 	| "extension-error"
-	| "steer-undelivered";
+	| "steer-undelivered"
+	| "budget-clamped";
 
 export interface Diagnostic {
 	severity: Severity;

@@ -1,28 +1,47 @@
 /**
  * The budget ledger (issue 22): what remains of the session's pool and of each run's reservation.
  * A run reserves from its spawning run's remaining (or the session's when it has none), is clamped
- * or refused `budget-exhausted`, and returns what it did not use when it ends. Plain state; the
- * arithmetic is the pure core's (src/resolve/budget.ts).
+ * or refused `budget-exhausted`, is charged what it spends as it goes (so its children cannot
+ * reserve what it already used), and when it ends what is left of its reservation returns to its
+ * parent. Plain state; the arithmetic is the pure core's (src/resolve/budget.ts).
  */
 
-import type { Budget } from "../core/budget.js";
-import { type BudgetExhausted, type BudgetReservation, releaseBudget, reserveBudget } from "../resolve/budget.js";
+import type { Budget } from "../core/budget.ts";
+import { type BudgetExhausted, type BudgetReservation, releaseBudget, reserveBudget } from "../resolve/budget.ts";
 
 interface Entry {
 	parent: string | null;
 	reserved: Budget;
+	/** What is left: the reservation less what the run spent and what its children hold or spent. */
 	remaining: Budget;
+	/** What the run itself was charged so far. */
+	charged: { tokens: number; cost: number };
+}
+
+/** Spending as the ledger counts it. */
+export interface Spent {
+	tokens: number;
+	cost: number;
 }
 
 /** The ledger of one parent session. */
 export interface BudgetLedger {
 	/** Reserves `requested` for run `id` from `parentId`'s remaining, else the session pool. */
 	reserve(id: string, requested: Budget, parentId?: string): BudgetReservation | BudgetExhausted;
-	/** Ends run `id`: what it did not use returns to its parent. */
-	release(id: string, used: { tokens: number; cost: number }): void;
+	/** Run `id` has spent `used` so far (its own totals, not a delta): its remaining goes down by what is new. */
+	charge(id: string, used: Spent): void;
+	/** Ends run `id` with its totals `used`: what is left of its reservation returns to its parent. */
+	release(id: string, used: Spent): void;
 	/** What remains to the session (no id) or to a run. */
 	remaining(id?: string): Budget;
+	/**
+	 * What run `id` may spend itself in all: what it spent plus what remains to it (less than its
+	 * reservation once its children hold some of it); unlimited dimensions are null.
+	 */
+	room(id: string): Budget | null;
 }
+
+const ADDITIVE = ["tokens", "cost"] as const;
 
 /** A ledger whose session pool is `session` (from `sessionBudget(settings.budget)`). */
 export function createBudgetLedger(session: Budget): BudgetLedger {
@@ -34,21 +53,56 @@ export function createBudgetLedger(session: Budget): BudgetLedger {
 		if (entry) entry.remaining = value;
 		else pool = value;
 	};
+	const charge = (entry: Entry, used: Spent): void => {
+		const next = { ...entry.remaining };
+		for (const dimension of ADDITIVE) {
+			const delta = used[dimension] - entry.charged[dimension];
+			if (delta <= 0) continue;
+			entry.charged[dimension] = used[dimension];
+			const left = next[dimension];
+			if (left !== null) next[dimension] = dimension === "cost" ? Math.round((left - delta) * 1e9) / 1e9 : left - delta;
+		}
+		entry.remaining = next;
+	};
 	return {
 		reserve(id, requested, parentId) {
 			const parent = parentId && runs.has(parentId) ? parentId : null;
 			const result = reserveBudget(remainingOf(parent), requested);
 			if (!result.ok) return result;
 			setRemaining(parent, result.remaining);
-			runs.set(id, { parent, reserved: result.reserved, remaining: { ...result.reserved } });
+			runs.set(id, { parent, reserved: result.reserved, remaining: { ...result.reserved }, charged: { tokens: 0, cost: 0 } });
 			return result;
+		},
+		charge(id, used) {
+			const entry = runs.get(id);
+			if (entry) charge(entry, used);
 		},
 		release(id, used) {
 			const entry = runs.get(id);
 			if (!entry) return;
+			charge(entry, used);
 			runs.delete(id);
-			setRemaining(entry.parent, releaseBudget(remainingOf(entry.parent), entry.reserved, used));
+			// Children still running now hold from this run's parent: what they leave goes there.
+			for (const other of runs.values()) if (other.parent === id) other.parent = entry.parent;
+			// What is left (never below nothing: a run that went over by its last answer returns none).
+			const left: Spent = { tokens: 0, cost: 0 };
+			for (const dimension of ADDITIVE) {
+				const held = entry.reserved[dimension];
+				const rest = entry.remaining[dimension];
+				left[dimension] = held === null || rest === null ? 0 : held - Math.max(0, rest);
+			}
+			setRemaining(entry.parent, releaseBudget(remainingOf(entry.parent), entry.reserved, left));
 		},
 		remaining: (id) => ({ ...remainingOf(id) }),
+		room(id) {
+			const entry = runs.get(id);
+			if (!entry) return null;
+			const room: Budget = { ...entry.reserved };
+			for (const dimension of ADDITIVE) {
+				const rest = entry.remaining[dimension];
+				room[dimension] = rest === null ? null : entry.charged[dimension] + Math.max(0, rest);
+			}
+			return room;
+		},
 	};
 }

@@ -7,6 +7,7 @@
 import { type DiagnosticCode, formatDiagnostic } from "../core/diagnostics.ts";
 import { safeText } from "../core/terminal-text.ts";
 import type { InputCheck } from "../resolve/types.ts";
+import { budgetLine, type RunBudget } from "./budget-meter.ts";
 import type { Contract } from "./contract.ts";
 import { type VerifyOutcome, verifyResultText } from "./verify-run.ts";
 import { type Receipt, receiptText } from "./receipt.ts";
@@ -29,6 +30,7 @@ const RESOLUTION_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
 	"extension-error",
 	"steer-undelivered",
 	"verify-untrusted",
+	"budget-clamped",
 ]);
 
 /** Whether a diagnostic is the resolution's own for this spawn (a result warning), not a file's. */
@@ -68,6 +70,10 @@ export interface RunResult {
 	transcript: string | null;
 	isolation: RunRecord["isolation"];
 	limitReached: boolean;
+	/** Why cadre stopped a `stopped` run: `budget` (ADR 0176), else null. */
+	stopReason: "budget" | null;
+	/** The run's budget (issue 22): `{limit, reserved, used, source, clamped, stoppedBy, warned}`, or null without one. */
+	budget: RunBudget | null;
 	/** Why the run's record could not be written to disk (it will not outlive this session), or null. */
 	persistError: string | null;
 	/** The W3C trace id of the run's spans when telemetry is on (ADR 0145), else null. */
@@ -177,6 +183,8 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		transcript: run.transcript,
 		isolation: run.isolation,
 		limitReached: run.limitReached,
+		stopReason: run.stopReason ?? null,
+		budget: run.budget ? structuredClone(run.budget) : null,
 		persistError: run.persistError,
 		traceId: run.traceId ?? null,
 		model: run.config.model,
@@ -256,6 +264,7 @@ export function formatResult(result: RunResult): string {
 		`${counted(result.turns, "turn")}, ${counted(result.toolUses, "tool use")}, ${result.durationMs === null ? "not started" : `${(result.durationMs / 1000).toFixed(1)}s`}, ${formatUsage(result.usage)}.`,
 	);
 	if (result.descendants > 0) lines.push(`Tree: ${counted(result.descendants, "descendant")} ran; with them ${formatUsage(result.treeUsage)}.`);
+	if (result.budget) lines.push(budgetLine(result.budget));
 	if (result.transcript) lines.push(`Transcript: ${result.transcript}`);
 	if (result.persistError) lines.push(`Not persisted: ${result.persistError}; after this session this run cannot be listed or resumed.`);
 	if (result.isolation) lines.push(`Isolation: ${JSON.stringify(result.isolation)}`);
@@ -285,6 +294,7 @@ export function notificationText(run: RunRecord): string {
 	return safeText([
 		`Background sub-agent ${run.id} (${run.type}: ${run.description}) ${run.state}${run.verify && !run.verify.ok ? " — VERIFY FAILED" : ""}.`,
 		`Usage: ${formatUsage(run.usage)}. Transcript: ${run.transcript ?? "not persisted"}.`,
+		...(run.budget ? [budgetLine(run.budget)] : []),
 		...(run.persistError ? [`Not persisted: ${run.persistError}.`] : []),
 		...(run.contract ? [contractLine(run.contract)] : []),
 		...(run.verify ? [verifyResultText(run.verify)] : []),

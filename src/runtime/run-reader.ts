@@ -83,6 +83,18 @@ const DiagnosticSchema = Type.Object({
 });
 
 /** What a record file holds (version 1). */
+const Limits = Type.Object({ tokens: Nullable(Type.Number()), cost: Nullable(Type.Number()), time: Nullable(Type.Number()) });
+const Dimension = Type.Enum(["tokens", "cost", "time"]);
+const BudgetSchema = Type.Object({
+	limit: Limits,
+	reserved: Limits,
+	used: Type.Object({ tokens: Type.Number(), cost: Type.Number(), time: Type.Number() }),
+	source: Type.String(),
+	clamped: Type.Array(Dimension),
+	stoppedBy: Nullable(Dimension),
+	warned: Type.Boolean(),
+});
+
 const RecordSchema = Type.Object({
 	version: Type.Literal(RECORD_VERSION),
 	/** A run id: a valid git ref component (it names worktree branches). */
@@ -122,6 +134,9 @@ const RecordSchema = Type.Object({
 	transcript: Text,
 	isolation: Nullable(Type.Record(Type.String(), Type.Unknown())),
 	limitReached: Type.Boolean(),
+	/** Optional: records written before budgets (issue 22) have none. */
+	stopReason: Type.Optional(Nullable(Type.Literal("budget"))),
+	budget: Type.Optional(Nullable(BudgetSchema)),
 	resumeOf: Text,
 	/** Optional: records written before telemetry (ADR 0145) have none. */
 	traceId: Type.Optional(Nullable(Type.String({ pattern: "^[0-9a-f]{32}$" }))),
@@ -170,6 +185,8 @@ function runFrom(stored: StoredRecord, owner: NonNullable<ReturnType<typeof pars
 		structured: stored.structured ?? null,
 		verify: (stored.verify ?? null) as RunRecord["verify"],
 		receipt: (stored.receipt ?? null) as RunRecord["receipt"],
+		stopReason: stored.stopReason ?? null,
+		budget: (stored.budget ?? null) as RunRecord["budget"],
 		trace: stored.trace as RunRecord["trace"],
 		diagnostics: stored.diagnostics as Diagnostic[],
 		owner,

@@ -65,6 +65,8 @@ export function storedRecord(run: RunRecord, savedAt: number = Date.now()): Stor
 		transcript: run.transcript,
 		isolation: run.isolation,
 		limitReached: run.limitReached,
+		stopReason: run.stopReason ?? null,
+		budget: run.budget ? structuredClone(run.budget) : null,
 		resumeOf: run.resumeOf,
 		traceId: run.traceId ?? null,
 		config: run.config as StoredRecord["config"],

@@ -52,5 +52,6 @@ export function createRunRegistry(options: RunRegistryOptions): RunRegistry {
 		setMaxConcurrent: (max) => state.limiter.setMax(max),
 		whileWaiting: (id, wait) => whileWaiting(state, id, wait),
 		children: (id) => childrenOf(state, id).map((internal) => internal.record),
+		budgetRemaining: (id) => state.ledger.remaining(id),
 	};
 }

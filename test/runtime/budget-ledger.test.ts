@@ -22,3 +22,34 @@ describe("budget ledger", () => {
 		expect(ledger.remaining().cost).toBeCloseTo(0.09, 9);
 	});
 });
+
+describe("budget ledger: a run's own spending and its children's", () => {
+	it("a lead charged for what it spends: its children cannot reserve that, and its room shrinks by what they hold", () => {
+		const ledger = createBudgetLedger(cost(null));
+		ledger.reserve("lead", cost(0.05));
+		ledger.charge("lead", { tokens: 0, cost: 0.02 });
+		expect(ledger.remaining("lead").cost).toBe(0.03);
+		const kid = ledger.reserve("kid", cost(0.05), "lead");
+		expect(kid.ok && kid.reserved.cost).toBe(0.03);
+		// The lead itself may now spend only what it spent: its children hold the rest.
+		expect(ledger.room("lead")?.cost).toBe(0.02);
+		ledger.release("kid", { tokens: 0, cost: 0.01 });
+		expect(ledger.room("lead")?.cost).toBe(0.04);
+		// Charges are totals: the same total twice charges once.
+		ledger.charge("lead", { tokens: 0, cost: 0.03 });
+		ledger.charge("lead", { tokens: 0, cost: 0.03 });
+		expect(ledger.remaining("lead").cost).toBe(0.01);
+	});
+
+	it("the tree never spends more than the session pool, even when a lead ends before its child", () => {
+		const ledger = createBudgetLedger(cost(0.1));
+		ledger.reserve("lead", cost(0.06));
+		ledger.reserve("kid", cost(0.04), "lead");
+		ledger.release("lead", { tokens: 0, cost: 0.01 });
+		// 0.06 − 0.01 spent − 0.04 held by the kid: 0.01 back; the kid now answers to the session.
+		expect(ledger.remaining().cost).toBe(0.05);
+		ledger.release("kid", { tokens: 0, cost: 0.03 });
+		expect(ledger.remaining().cost).toBe(0.06);
+		// 0.01 (lead) + 0.03 (kid) spent of 0.1.
+	});
+});

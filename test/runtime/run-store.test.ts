@@ -79,6 +79,23 @@ describe("saving a run record", () => {
 		expect(before.ok && { parentId: before.run.parentId, rootId: before.run.rootId, depth: before.run.depth }).toEqual({ parentId: null, rootId: "explore-abc123", depth: 1 });
 	});
 
+	it("keeps a run's budget and stop reason (issue 22); a record written before budgets loads with none", async () => {
+		const dir = tempDir();
+		const budget = { limit: { tokens: 5000, cost: null, time: null }, reserved: { tokens: 4000, cost: null, time: null }, used: { tokens: 6000, cost: 0.06, time: 2.5 }, source: "request", clamped: ["tokens" as const], stoppedBy: "tokens" as const, warned: true };
+		const run = runRecord({ state: "stopped", stopReason: "budget", budget });
+		expect(await saveRun(dir, run)).toBeNull();
+		const loaded = loadRun(recordPath(dir, run.id));
+		expect(loaded.ok && { stopReason: loaded.run.stopReason, budget: loaded.run.budget }).toEqual({ stopReason: "budget", budget });
+		const old = await rewrite(tempDir(), (stored) => {
+			const { budget: _b, stopReason: _s, ...rest } = stored as Record<string, unknown>;
+			return rest;
+		});
+		const before = loadRun(old);
+		expect(before.ok && [before.run.budget, before.run.stopReason]).toEqual([null, null]);
+		const bad = loadRun(await rewrite(tempDir(), (stored) => ({ ...(stored as object), budget: { limit: 5 } })));
+		expect(bad.ok).toBe(false);
+	});
+
 	it("writes through a temp file and a rename: only the record is left, readable by its owner only", async () => {
 		const dir = join(tempDir(), "not-yet-made");
 		expect(await saveRun(dir, runRecord())).toBeNull();

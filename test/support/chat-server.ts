@@ -37,6 +37,11 @@ export interface ChatReply {
 	toolCalls?: { name: string; arguments: Record<string, unknown> }[];
 	usage?: { prompt: number; completion: number };
 	hold?: Promise<unknown>;
+	/**
+	 * Send the usage with the first piece of text (as some providers report it while streaming),
+	 * then wait for this before the rest (the reply is dropped when the client leaves first).
+	 */
+	usageFirstThenHold?: Promise<unknown>;
 }
 
 export type ChatScript = (request: ChatRequest) => ChatReply | Promise<ChatReply>;
@@ -93,22 +98,31 @@ function chunk(id: string, model: string, delta: Record<string, unknown>, finish
 	return `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 }
 
-function stream(res: ServerResponse, request: ChatRequest, reply: ChatReply): void {
+function usageOf(reply: ChatReply) {
+	const usage = reply.usage ?? { prompt: 100, completion: 10 };
+	return { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion };
+}
+
+async function stream(res: ServerResponse, request: ChatRequest, reply: ChatReply): Promise<void> {
 	const id = `chatcmpl-${request.n}`;
 	res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
 	res.write(chunk(id, request.model, { role: "assistant", content: "" }));
 	const text = reply.text ?? "";
 	// Two pieces, so the client really assembles a stream.
 	const half = Math.ceil(text.length / 2);
-	for (const piece of [text.slice(0, half), text.slice(half)]) if (piece) res.write(chunk(id, request.model, { content: piece }));
+	if (reply.usageFirstThenHold) {
+		res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: request.model, choices: [{ index: 0, delta: { content: text.slice(0, half) }, finish_reason: null }], usage: usageOf(reply) })}\n\n`);
+		await Promise.race([reply.usageFirstThenHold, request.closed]);
+		if (res.destroyed || res.writableEnded) return;
+		if (text.slice(half)) res.write(chunk(id, request.model, { content: text.slice(half) }));
+	} else for (const piece of [text.slice(0, half), text.slice(half)]) if (piece) res.write(chunk(id, request.model, { content: piece }));
 	(reply.toolCalls ?? []).forEach((call, index) => {
 		const args = JSON.stringify(call.arguments);
 		res.write(chunk(id, request.model, { tool_calls: [{ index, id: `call_${request.n}_${index}`, type: "function", function: { name: call.name, arguments: "" } }] }));
 		res.write(chunk(id, request.model, { tool_calls: [{ index, function: { arguments: args } }] }));
 	});
 	res.write(chunk(id, request.model, {}, reply.toolCalls?.length ? "tool_calls" : "stop"));
-	const usage = reply.usage ?? { prompt: 100, completion: 10 };
-	res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: request.model, choices: [], usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion } })}\n\n`);
+	res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: request.model, choices: [], usage: usageOf(reply) })}\n\n`);
 	res.end("data: [DONE]\n\n");
 }
 
@@ -153,7 +167,7 @@ export async function startChatServer(script: ChatScript): Promise<ChatServer> {
 				// Counted out before the last byte: the client may start its next request at once.
 				ended = true;
 				inFlight--;
-				stream(res, request, reply);
+				await stream(res, request, reply);
 			} catch (error) {
 				if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
 				res.end(JSON.stringify({ error: { message: (error as Error).message } }));

@@ -108,6 +108,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 	requestFlags(program.command("run").argument("[type]").argument("[task]").description("run a child headlessly through pi's SDK (docs/cli-run.md)"))
 		.option("--resume <id>", "continue a finished run with the task").option("--batch <file>", "JSON lines of requests, run through the limiter")
 		.option("--out <dir>", "with --batch: write each item's answer to DIR/line-<n>.md instead of printing it")
+		.option("--budget <limits>", "tokens=N,cost=USD,time=SECONDS: the run's budget, or with --batch the whole batch's")
 		.option("--verbose", "progress lines on stderr without a terminal").option("--events", "the run's events as JSON lines on stderr")
 		.action(async (type: string | undefined, task: string | undefined, opts: import("./run-command.ts").RunCommandOptions) => {
 			(await import("./pi-bundle.ts")).usePiBundle();

@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { safeLine } from "../../core/terminal-text.ts";
 import { readFileUnder } from "../../files/read-confined.ts";
+import type { Budget } from "../../core/budget.ts";
 import type { SpawnRequest } from "../../resolve/types.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import { answerLines, type ItemEnd, outDir, writeItemFile } from "./batch-answers.ts";
@@ -59,6 +60,40 @@ export function readBatch(file: string, base: SpawnRequest, io: CliIo): BatchIte
 	return items;
 }
 
+/** An item the batch budget left no room for. */
+const NOT_STARTED = "not-started";
+
+/**
+ * A batch under `--budget` (ADR 0177): items start one by one as a slot of `maxConcurrent` frees
+ * up; before each, what remains of the batch's pool is looked at — spent in a dimension, the item
+ * and every later one is not started — and an item whose own budget leaves a dimension open gets a
+ * share of what remains (divided among the slots that may run at once), so items run side by side
+ * and the batch never spends more than its budget.
+ */
+async function budgetedBatch(items: BatchItem[], session: RunSession, runItem: (item: BatchItem, share: Partial<Budget>) => Promise<void>, skip: (item: BatchItem) => void): Promise<void> {
+	const slots = Math.max(1, session.spawner.loaded()?.settings.maxConcurrent.value ?? 4);
+	const running = new Set<Promise<void>>();
+	let spent = false;
+	for (const [index, item] of items.entries()) {
+		while (running.size >= slots) await Promise.race(running);
+		const remaining = session.spawner.registry.budgetRemaining();
+		spent ||= (["tokens", "cost"] as const).some((dimension) => remaining[dimension] !== null && (remaining[dimension] as number) <= 0);
+		if (spent && !("invalid" in item)) {
+			skip(item);
+			continue;
+		}
+		const ways = Math.max(1, Math.min(slots, items.length - index));
+		const share: Partial<Budget> = {};
+		for (const dimension of ["tokens", "cost"] as const) {
+			const left = remaining[dimension];
+			if (left !== null) share[dimension] = dimension === "tokens" ? Math.max(1, Math.floor(left / ways)) : left / ways;
+		}
+		const started: Promise<void> = runItem(item, share).finally(() => running.delete(started));
+		running.add(started);
+	}
+	await Promise.all(running);
+}
+
 /** How each item ended. */
 type Outcome = { line: number; status: string; run?: RunRecord; refused?: RunRefusal; error?: string };
 
@@ -74,7 +109,7 @@ function humanLine(outcome: Outcome, total: number, done: number): string {
 function jsonLine(outcome: Outcome): string {
 	if (outcome.run) return JSON.stringify({ line: outcome.line, ...fullResult(outcome.run) });
 	if (outcome.refused) return JSON.stringify({ line: outcome.line, status: "refused", refused: outcome.refused });
-	return JSON.stringify({ line: outcome.line, status: "invalid", error: outcome.error });
+	return JSON.stringify({ line: outcome.line, status: outcome.status, error: outcome.error });
 }
 
 /** An item's status line, then its answer (indented) or, with `--out`, the file it is in. */
@@ -103,33 +138,37 @@ export async function runBatch(items: BatchItem[], session: RunSession, opts: Ru
 			if (!opts.json && outcome.run) for (const note of endNotes(fullResult(outcome.run))) io.err(note);
 		});
 	};
-	await Promise.all(
-		items.map(async (item) => {
-			if ("invalid" in item) return report({ line: item.line, status: "invalid", error: item.invalid });
-			if (session.interrupted()) return report({ line: item.line, status: "stopped", error: "not started: Ctrl-C" });
-			try {
-				const { done } = await session.spawner.start(item.request, { background: true, onProgress: (run, event) => session.progress.child(run, event) });
-				const run = await done;
-				report({ line: item.line, status: run.state, run });
-			} catch (error) {
-				const refused = refusalOf(error);
-				if (!refused) report({ line: item.line, status: "failed", error: error instanceof Error ? error.message : String(error) });
-				else report({ line: item.line, status: "refused", refused });
-			}
-		}),
-	);
+	const runItem = async (item: BatchItem, share?: Partial<Budget>) => {
+		if ("invalid" in item) return report({ line: item.line, status: "invalid", error: item.invalid });
+		if (session.interrupted()) return report({ line: item.line, status: "stopped", error: "not started: Ctrl-C" });
+		try {
+			const { done } = await session.spawner.start(item.request, { background: true, budgetShare: share, onProgress: (run, event) => session.progress.child(run, event) });
+			const run = await done;
+			report({ line: item.line, status: run.state, run });
+		} catch (error) {
+			const refused = refusalOf(error);
+			if (refused?.code === "budget-exhausted" && share) report({ line: item.line, status: NOT_STARTED, error: `not started: the batch budget is spent (${refused.message})` });
+			else if (!refused) report({ line: item.line, status: "failed", error: error instanceof Error ? error.message : String(error) });
+			else report({ line: item.line, status: "refused", refused });
+		}
+	};
+	if (opts.budget === undefined) await Promise.all(items.map((item) => runItem(item)));
+	else await budgetedBatch(items, session, runItem, (item) => report({ line: item.line, status: NOT_STARTED, error: "not started: the batch budget is spent" }));
 	session.progress.close();
 	const count = (status: string) => outcomes.filter((outcome) => outcome.status === status).length;
-	const statuses = ["completed", "failed", "refused", "invalid", "stopped", "aborted"];
+	const statuses = ["completed", "failed", "refused", "invalid", "stopped", "aborted", NOT_STARTED];
 	const summary = {
 		total: outcomes.length,
 		...Object.fromEntries(statuses.map((status) => [status, count(status)])),
 		durationMs: Date.now() - startedAt,
 	};
+	const notStarted = outcomes.filter((outcome) => outcome.status === NOT_STARTED).map((outcome) => outcome.line).sort((a, b) => a - b);
+	if (opts.budget !== undefined) Object.assign(summary, { notStarted, budget: session.spawner.registry.budgetRemaining() });
 	if (opts.json) io.out(`${JSON.stringify({ summary })}\n`);
 	else {
 		const parts = statuses.filter((status) => count(status) > 0).map((status) => `${count(status)} ${status}`);
 		io.out(`cadre: ${outcomes.length} runs: ${parts.join(", ")} (${(summary.durationMs / 1000).toFixed(1)}s)\n`);
+		if (notStarted.length > 0) io.out(`cadre: the batch budget was spent; not started: line${notStarted.length === 1 ? "" : "s"} ${notStarted.join(", ")}\n`);
 	}
 	return exitCode(
 		outcomes.map((outcome) => outcome.status),

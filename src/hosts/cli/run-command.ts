@@ -13,6 +13,7 @@ import type { RunRecord } from "../../runtime/runs.ts";
 import { SpawnRefused } from "../spawn/plan.ts";
 import type { Spawner } from "../spawn/spawner.ts";
 import { EXIT_FAILED, EXIT_INTERRUPTED, type CliIo, UsageError } from "./io.ts";
+import { parseBudgetFlag } from "./budget-flag.ts";
 import { parseRequestFlags } from "./request-context.ts";
 import { errWidth } from "./width.ts";
 import { runTotals } from "./run-progress.ts";
@@ -28,6 +29,7 @@ function summaryLine(run: RunRecord): string {
 /** The one request of `cadre run [TYPE] [task]` / `--resume ID [TYPE] [task]`. */
 function singleRequest(positionals: string[], opts: RunCommandOptions): SpawnRequest {
 	const request = parseRequestFlags(opts);
+	if (opts.budget !== undefined) request.budget = parseBudgetFlag(opts.budget);
 	const [first, second, ...rest] = positionals;
 	if (rest.length > 0) throw new UsageError(`cadre run takes TYPE and one task; put the task in quotes (got ${positionals.length} arguments)`);
 	let type: string | undefined;

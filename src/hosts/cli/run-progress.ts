@@ -6,6 +6,7 @@
  */
 import { ERASE_LINE, safeLine } from "../../core/terminal-text.ts";
 import type { ChildEvent } from "../../runtime/pi/child-events.ts";
+import { budgetUsage } from "../../runtime/budget-meter.ts";
 import { counted, totalTokens } from "../../runtime/result.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
 import type { CliIo } from "./io.ts";
@@ -46,10 +47,11 @@ function totalsLine(turns: number, toolUses: number, used: number, took: string)
 	return `${counted(turns, "turn")} · ${counted(toolUses, "tool use")} · ${shortCount(used)} tokens · ${took}`;
 }
 
-/** One run's totals, its time from start to end (or now), or "not started". */
-export function runTotals(run: Pick<RunRecord, "turns" | "toolUses" | "usage" | "startedAt" | "endedAt">): string {
+/** One run's totals, its time from start to end (or now), or "not started"; with a budget its used/limit (`(spent)` when it stopped the run). */
+export function runTotals(run: Pick<RunRecord, "turns" | "toolUses" | "usage" | "startedAt" | "endedAt" | "budget" | "stopReason">): string {
 	const took = run.startedAt === null ? "not started" : seconds((run.endedAt ?? Date.now()) - run.startedAt);
-	return totalsLine(run.turns, run.toolUses, totalTokens(run.usage), took);
+	const budget = run.budget ? ` · budget ${budgetUsage(run.budget)}${run.stopReason === "budget" ? " (spent)" : ""}` : "";
+	return `${totalsLine(run.turns, run.toolUses, totalTokens(run.usage), took)}${budget}`;
 }
 
 /** The status of the runs at `now`: one run in detail, several as counts. */

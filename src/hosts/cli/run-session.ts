@@ -19,6 +19,8 @@ import type { RunRecord } from "../../runtime/runs.ts";
 import { WorktreeRefusedError } from "../../isolation/worktree-hooks.ts";
 import { SpawnRefused } from "../spawn/plan.ts";
 import { createSpawner, type Spawner } from "../spawn/spawner.ts";
+import { UNLIMITED } from "../../core/budget.ts";
+import { parseBudgetFlag } from "./budget-flag.ts";
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, type CliIo, UsageError } from "./io.ts";
 import type { RequestFlagOptions } from "./options.ts";
 import { cliDirs, parentFactFlags } from "./request-context.ts";
@@ -34,6 +36,8 @@ export interface RunCommandOptions extends RequestFlagOptions {
 	out?: string;
 	/** The id of a finished run to continue. */
 	resume?: string;
+	/** `tokens=…,cost=…,time=…`: the run's budget, or with `--batch` the whole batch's (issue 22). */
+	budget?: string;
 }
 
 /** A run id as cadre makes them (a git ref component; also a record's file name). */
@@ -156,6 +160,8 @@ export async function openRunSession(opts: RunCommandOptions, io: CliIo): Promis
 		}),
 		emit: (event, payload) => progress.lifecycle(event, payload),
 		telemetry: telemetry.runs(),
+		// With --batch, --budget is the pool every item reserves from (ADR 0177).
+		sessionBudget: opts.batch !== undefined && opts.budget !== undefined ? { ...UNLIMITED, ...parseBudgetFlag(opts.budget) } : undefined,
 	});
 	// The settings as loaded for the parent's cwd and trust: `telemetry.otlp` only from the user's or a trusted project's.
 	await telemetry.enable(telemetryConfig(io.env, spawner.loaded()?.settings.telemetry.otlp ?? null));

@@ -28,6 +28,16 @@ export const subagentParameters = Type.Object({
 	resume: Type.Optional(Type.String({ description: "Id of a finished run to continue" })),
 	inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The persona's inputs by name" })),
 	output_schema: Type.Optional(Type.Unknown({ description: "JSON Schema; the child returns a matching structured result" })),
+	budget: Type.Optional(
+		Type.Object(
+			{
+				tokens: Type.Optional(Type.Integer({ minimum: 1, description: "input + output + cache tokens" })),
+				cost: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "US dollars" })),
+				time: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "seconds of wall time" })),
+			},
+			{ description: "Spending limit; reserved from your own budget, the child stops at it" },
+		),
+	),
 });
 
 export const resultParameters = Type.Object({

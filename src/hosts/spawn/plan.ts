@@ -6,6 +6,7 @@
  */
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
+import type { Budget } from "../../core/budget.ts";
 import type { Diagnostic } from "../../core/diagnostics.ts";
 import { safeText } from "../../core/terminal-text.ts";
 import { agentDirFrom } from "../../files/discovery.ts";
@@ -53,6 +54,8 @@ export type ChildFactory = (options: {
 	outputSchema: Record<string, unknown> | null;
 	/** The child's OS sandbox (ADR 0150): its tools replace pi's built-ins; null when unsandboxed. */
 	sandbox: ChildSandbox | null;
+	/** The budget the run reserved (issue 22): held before each model request; null without one. */
+	budget: Budget | null;
 }) => Promise<ChildHandle>;
 
 /** The agent dir and home of this process, as pi and the loader see them. */
@@ -183,6 +186,7 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 				maxTurns: config.maxTurns,
 				outputSchema: config.outputSchema ?? null,
 				sandbox,
+				budget: run.budget?.reserved ?? null,
 			}));
 		},
 	};

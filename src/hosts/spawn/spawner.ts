@@ -7,8 +7,10 @@
  * resume claims.
  */
 import { existsSync } from "node:fs";
+import type { Budget } from "../../core/budget.ts";
 import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext, Skill, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { normalizeThinking } from "../../core/values.ts";
+import { sessionBudget } from "../../resolve/budget.ts";
 import { findGitRoot } from "../../files/discovery.ts";
 import type { LoadResult } from "../../files/types.ts";
 import type { ParentFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
@@ -57,6 +59,8 @@ export interface SpawnerOptions {
 	facts?(facts: ParentFacts): ParentFacts;
 	/** Traces the runs (src/telemetry/, ADR 0145); none: no spans. */
 	telemetry?: RunTelemetry;
+	/** The pool all runs of this parent reserve from (`cadre run --batch --budget`); default settings `budget.session`. */
+	sessionBudget?: Budget;
 }
 
 /** How one run starts. */
@@ -72,6 +76,8 @@ export interface StartOptions {
 	 * the parent; recorded with its `parentId`. Absent: the root session spawns.
 	 */
 	spawner?: { run: RunRecord; cwd: string };
+	/** What the run takes in a budget dimension it leaves open, instead of all that remains (a batch's share). */
+	budgetShare?: Partial<Budget>;
 }
 
 /** A parent's spawner. */
@@ -115,6 +121,13 @@ function safeLoad(options: SpawnerOptions): LoadResult | null {
 	}
 }
 
+/** Per dimension the lower of two pools (null = no limit); undefined when neither is given. */
+function lowerOf(a: Budget | undefined, b: Budget | undefined): Budget | undefined {
+	if (!a || !b) return a ?? b;
+	const pick = (x: number | null, y: number | null) => (x === null ? y : y === null ? x : Math.min(x, y));
+	return { tokens: pick(a.tokens, b.tokens), cost: pick(a.cost, b.cost), time: pick(a.time, b.time) };
+}
+
 /** The parent's run registry: records next to the transcripts (ADR 0068), worktree isolation. */
 function parentRegistry(options: SpawnerOptions, loaded: LoadResult | null, lastLoaded: () => LoadResult | null): RunRegistry {
 	const { agentDir } = options;
@@ -125,6 +138,8 @@ function parentRegistry(options: SpawnerOptions, loaded: LoadResult | null, last
 		// Records go next to the transcripts (ADR 0068).
 		records: recordWriter(transcriptDir(initial, agentDir)),
 		earlier: options.earlier,
+		// One ledger per parent session (ADR 0172): settings budget.session, or the host's own pool.
+		sessionBudget: lowerOf(options.sessionBudget, loaded ? sessionBudget(loaded.settings.budget) : undefined),
 		isolation: createWorktreeIsolation({
 			agentDir,
 			parentCwd: initial.cwd,
@@ -218,6 +233,7 @@ function childFactory(base: ChildSessionBase): ChildFactory {
 			turnLimit: child.maxTurns,
 			resultTool: child.outputSchema ? resultTool(child.outputSchema) : null,
 			customTools: customTools.length > 0 ? customTools : undefined, // ADR 0150, issue 21
+			budget: child.budget, // ADR 0176
 		});
 	};
 }
@@ -269,6 +285,7 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 		resumeFile: forkFile ? null : (source?.transcript ?? null),
 		parentId: nested?.run.id ?? null,
 		spawnerCwd: nested?.cwd ?? null,
+		budgetShare: startOptions.budgetShare,
 	});
 }
 

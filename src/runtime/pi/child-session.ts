@@ -17,11 +17,14 @@ import {
 	type Skill,
 	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
+import type { Budget } from "../../core/budget.ts";
 import type { Diagnostic } from "../../core/diagnostics.ts";
 import type { ThinkingLevel } from "../../core/values.ts";
 import type { StructuredState } from "../contract.ts";
 import type { ShellWrap } from "../shell-command.ts";
 import { type ResultTool, SUBMIT_RESULT_TOOL } from "../structured-result.ts";
+import { limited } from "../budget-meter.ts";
+import { type BudgetGate, type BudgetGateState, installBudgetGate } from "./budget-gate.ts";
 import { childSettingsManager } from "./child-settings.ts";
 import { guardExtension, type ToolGuard } from "./capability-guard.ts";
 import { type ChildEvent, translate } from "./child-events.ts";
@@ -88,6 +91,8 @@ export interface ChildSessionOptions {
 	 * of the session this one was forked from: the original transcript stays as it was).
 	 */
 	forkFile?: string;
+	/** The limits the run reserved (issue 22, ADR 0176): held before each model request; none or unlimited: no gate. */
+	budget?: Budget | null;
 }
 
 /** Usage totals of a child session. */
@@ -149,6 +154,13 @@ export interface ChildHandle {
 	 * in flight have landed. Ask when `run` has settled.
 	 */
 	unread(): Promise<string[]>;
+	/** What the budget gate saw (used, the dimension that stopped the child), or null without a budget. */
+	budget?(): BudgetGateState | null;
+	/**
+	 * Also holds the child to `room()` (what its reservation still has room for once its own
+	 * children hold part of it), checked with its budget before each request.
+	 */
+	budgetRoom?(room: () => Budget | null): void;
 }
 
 function splitModel(runtime: ModelRuntime, id: string) {
@@ -210,10 +222,11 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 	});
 	// pi reports a handler that threw to this listener and goes on; the run's result names it.
 	if (options.extensionPaths.length > 0) await session.bindExtensions({ onError: (error) => errors.add({ ...error, path: error.extensionPath }) });
-	return sessionHandle(session, result?.state ?? null, errors.list);
+	const gate = limited(options.budget) ? installBudgetGate(session, options.budget) : null;
+	return sessionHandle(session, result?.state ?? null, errors.list, gate);
 }
 
-function sessionHandle(session: AgentSession, structured: StructuredState | null, diagnostics: () => Diagnostic[]): ChildHandle {
+function sessionHandle(session: AgentSession, structured: StructuredState | null, diagnostics: () => Diagnostic[], gate: BudgetGate | null): ChildHandle {
 	const turn = { n: 0 };
 	/** Steers pi has not queued yet (it runs input handlers first). */
 	const steering = new Set<Promise<unknown>>();
@@ -226,7 +239,10 @@ function sessionHandle(session: AgentSession, structured: StructuredState | null
 			});
 		},
 		observe: (listener) => session.subscribe((event) => listener(event as unknown as { type: string; [key: string]: unknown })),
-		run: (prompt) => session.prompt(prompt),
+		run: (prompt) => {
+			gate?.start();
+			return session.prompt(prompt);
+		},
 		async steer(text) {
 			const queued = session.steer(text);
 			steering.add(queued);
@@ -258,7 +274,12 @@ function sessionHandle(session: AgentSession, structured: StructuredState | null
 			return usage ? { tokens: usage.tokens, window: usage.contextWindow, percent: usage.percent } : null;
 		},
 		messages: () => childMessages(session.messages),
-		dispose: () => session.dispose(),
+		dispose: () => {
+			gate?.dispose();
+			session.dispose();
+		},
 		diagnostics,
+		budget: () => gate?.state() ?? null,
+		budgetRoom: (room) => gate?.setRoom(room),
 	};
 }

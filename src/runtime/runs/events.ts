@@ -4,6 +4,7 @@
  * throws never breaks a run.
  */
 import type { EffectiveConfig } from "../../resolve/types.ts";
+import type { RunBudget } from "../budget-meter.ts";
 import type { Contract } from "../contract.ts";
 import type { Receipt } from "../receipt.ts";
 import type { ChildUsage } from "../pi/child-session.ts";
@@ -35,6 +36,10 @@ export type RunEventPayload = {
 	parentId: string | null;
 	/** 1 for a child of the root session, 2 for its children, … */
 	depth: number;
+	/** The run's budget (issue 22), or null without one. */
+	budget: RunBudget | null;
+	/** `budget` when the budget stopped the run, else null. */
+	stopReason: "budget" | null;
 };
 
 /** `cadre:steered` adds the message and whether it waits for the child to start. */
@@ -62,6 +67,8 @@ export function eventPayload(run: RunRecord): RunEventPayload {
 		resumeOf: run.resumeOf,
 		parentId: run.parentId ?? null,
 		depth: run.depth ?? 1,
+		budget: run.budget ? structuredClone(run.budget) : null,
+		stopReason: run.stopReason ?? null,
 	};
 }
 

@@ -3,6 +3,7 @@
  * child's events folded into the record (turns, tools, usage, context, the `max_turns` warning),
  * messages buffered before the first turn, the contract check, and the terminal state.
  */
+import { budgetStopMessage } from "../budget-meter.ts";
 import type { ChildEvent } from "../pi/child-events.ts";
 import type { ChildHandle } from "../pi/child-session.ts";
 import { createReceiptCollector } from "../receipt.ts";
@@ -10,6 +11,7 @@ import { verifyRun } from "../verify-run.ts";
 import { keepContract, noRepair } from "./contract-repair.ts";
 import { changed, eventPayload } from "./events.ts";
 import { stopDescendants } from "./control.ts";
+import { bindBudgetRoom, followBudget } from "./budget.ts";
 import { finish, undelivered } from "./finish.ts";
 import { save } from "./persistence.ts";
 import type { Internal, RegistryState } from "./state.ts";
@@ -58,6 +60,7 @@ function onChildEvent(registry: RegistryState, internal: Internal, child: ChildH
 			break;
 		case "turn_end":
 			run.usage = child.usage();
+			followBudget(registry, internal, child);
 			if (run.lastEventAt - internal.savedAt >= registry.progressSaveMs) save(registry, internal);
 			run.context = child.contextUsage();
 			// The ceiling itself is enforced in the child (runtime/pi/capability-guard.ts, terminate).
@@ -70,6 +73,7 @@ function onChildEvent(registry: RegistryState, internal: Internal, child: ChildH
 			// Live totals (the answer that asked for the tool is recorded by now), so
 			// /subagents and the service show tokens while the run goes on.
 			run.usage = child.usage();
+			followBudget(registry, internal, child);
 			run.toolUses++;
 			run.activity = `tool ${event.toolName}`;
 			run.currentTool = { name: event.toolName, args: event.args };
@@ -88,10 +92,16 @@ function onChildEvent(registry: RegistryState, internal: Internal, child: ChildH
 }
 
 /** How a child that settled ended the run. */
-function endOf(internal: Internal, seen: Seen): { state: TerminalState; error: string | null } {
+function endOf(registry: RegistryState, internal: Internal, seen: Seen): { state: TerminalState; error: string | null } {
 	const last = seen.last;
 	if (internal.aborted) return { state: "aborted", error: null };
 	if (internal.stopRequested) return { state: "stopped", error: null };
+	const budget = internal.record.budget;
+	if (internal.child) followBudget(registry, internal, internal.child);
+	if (budget?.stoppedBy) {
+		internal.record.stopReason = "budget";
+		return { state: "stopped", error: budgetStopMessage(budget.stoppedBy, budget) };
+	}
 	if (internal.record.limitReached) return { state: "completed", error: null };
 	if (last?.stopReason === "error") return { state: "failed", error: last.errorMessage ?? "the model request failed" };
 	if (last?.stopReason === "aborted") return { state: "aborted", error: null };
@@ -103,6 +113,7 @@ async function driveChild(registry: RegistryState, internal: Internal): Promise<
 	const run = internal.record;
 	const child = await internal.plan.createChild(run, internal.cwd, internal.resumeFile);
 	internal.child = child;
+	bindBudgetRoom(registry, internal, child);
 	internal.receipt = createReceiptCollector(internal.cwd, run.isolation?.isolation === "worktree");
 	run.transcript = child.transcript;
 	save(registry, internal);
@@ -124,14 +135,15 @@ async function driveChild(registry: RegistryState, internal: Internal): Promise<
 	try {
 		await child.run(run.prompt);
 		const ended = seen.last?.stopReason;
-		if (!internal.aborted && !internal.stopRequested && ended !== "error" && ended !== "aborted") {
+		const spent = child.budget?.()?.stoppedBy;
+		if (!internal.aborted && !internal.stopRequested && !spent && ended !== "error" && ended !== "aborted") {
 			await keepContract(internal, child);
 			await verifyChild(internal, child);
 		}
 	} finally {
 		unsubscribe();
 	}
-	return endOf(internal, seen);
+	return endOf(registry, internal, seen);
 }
 
 async function runToEnd(registry: RegistryState, internal: Internal): Promise<void> {

@@ -6,6 +6,7 @@
 import type { Diagnostic } from "../../core/diagnostics.ts";
 import { checkContract, hasContract } from "../contract.ts";
 import type { ChildHandle } from "../pi/child-session.ts";
+import { followBudget } from "./budget.ts";
 import { changed, eventPayload, quietly } from "./events.ts";
 import { saveEnd } from "./persistence.ts";
 import type { Internal, RegistryState } from "./state.ts";
@@ -35,13 +36,14 @@ export function undelivered(message: string, why: string, hint: string): Diagnos
 }
 
 /** Takes into the record what the ended child leaves, then releases it. */
-async function collectChild(internal: Internal, child: ChildHandle, final: TerminalState): Promise<void> {
+async function collectChild(registry: RegistryState, internal: Internal, child: ChildHandle, final: TerminalState): Promise<void> {
 	const run = internal.record;
 	// A message steered after the child's last turn stays unread; a stopped run's are moot.
 	const unread = final === "stopped" ? [] : await child.unread().catch(() => []);
 	const hint = "resume the run with the message to give it to the child";
 	for (const message of unread) run.diagnostics.push(undelivered(message, "it came after the child's last turn", hint));
 	run.usage = child.usage();
+	followBudget(registry, internal, child);
 	run.text = child.lastText();
 	run.transcript = child.transcript ?? run.transcript;
 	const submitted = child.structured();
@@ -60,6 +62,14 @@ async function collectChild(internal: Internal, child: ChildHandle, final: Termi
 	internal.child = null;
 }
 
+/** What the run did not use of its reservation returns to its parent (once). */
+function releaseBudget(registry: RegistryState, internal: Internal): void {
+	const budget = internal.record.budget;
+	if (!internal.reserved || !budget) return;
+	internal.reserved = false;
+	registry.ledger.release(internal.record.id, { tokens: budget.used.tokens, cost: budget.used.cost });
+}
+
 /** Ends a run in `state` (or stopped, when a stop was asked) with `error`; a second call does nothing. */
 export async function finish(registry: RegistryState, internal: Internal, state: TerminalState, error: string | null): Promise<void> {
 	if (internal.finished) return;
@@ -68,7 +78,8 @@ export async function finish(registry: RegistryState, internal: Internal, state:
 	// A user stop wins any race with a finishing run.
 	const final: TerminalState = internal.stopRequested ? "stopped" : state;
 	const child = internal.child;
-	if (child) await collectChild(internal, child, final);
+	if (child) await collectChild(registry, internal, child, final);
+	releaseBudget(registry, internal);
 	run.error = final === "stopped" ? stoppedError(state, error) : error;
 	try {
 		run.isolation = (await registry.isolation.finish(run, final)) ?? run.isolation;

@@ -3,6 +3,8 @@
  * `cadre:created` event, the parent call's abort signal, and its start — at once in the
  * foreground, through the limiter in the background.
  */
+import { BUDGET_DIMENSIONS, type Budget, formatBudget, UNLIMITED } from "../../core/budget.ts";
+import { limited } from "../budget-meter.ts";
 import { currentOwner } from "../owner.ts";
 import { changed, eventPayload } from "./events.ts";
 import { execute } from "./execute.ts";
@@ -21,6 +23,8 @@ export interface SpawnOptions {
 	parentId?: string | null;
 	/** The directory the spawning run works in (its worktree), the base of a nested worktree. */
 	spawnerCwd?: string | null;
+	/** What a run takes in a dimension its budget leaves open, instead of all that remains (a batch's share). */
+	budgetShare?: Partial<Budget>;
 }
 
 /** A new queued run's record. */
@@ -65,6 +69,8 @@ function newRecord(registry: RegistryState, plan: SpawnPlan, spawnOptions: Spawn
 		transcript: spawnOptions.resumeFile ?? null,
 		isolation: null,
 		limitReached: false,
+		stopReason: null,
+		budget: null,
 		fetched: false,
 		notified: false,
 		persistError: null,
@@ -112,12 +118,50 @@ function followAbort(registry: RegistryState, internal: Internal, signal: AbortS
 	void internal.done.then(() => signal.removeEventListener("abort", onAbort));
 }
 
+/**
+ * Reserves the run's budget from its spawning run's remaining, else the session pool (ADR 0172):
+ * clamped to what remains (a `budget-clamped` warning), refused `budget-exhausted` when nothing
+ * does. A run with no limit under an unlimited pool reserves nothing.
+ */
+function reserve(registry: RegistryState, record: RunRecord, plan: SpawnPlan, share: Partial<Budget> | undefined): boolean {
+	const limit: Budget = { ...UNLIMITED, ...plan.config.budget };
+	const parentId = record.parentId ?? undefined;
+	if (!limited(limit) && !limited(registry.ledger.remaining(parentId))) return false;
+	const requested: Budget = { ...limit };
+	for (const dimension of BUDGET_DIMENSIONS) if (requested[dimension] === null && share?.[dimension] != null) requested[dimension] = share[dimension] as number;
+	const result = registry.ledger.reserve(record.id, requested, parentId);
+	if (!result.ok) throw new Error(`Spawn refused (budget-exhausted): ${result.refusal.message}`);
+	record.budget = { limit, reserved: result.reserved, used: { tokens: 0, cost: 0, time: 0 }, source: plan.trace.budget?.source ?? "default", clamped: result.clamped, stoppedBy: null, warned: false };
+	if (result.clamped.length > 0) {
+		const asked = Object.fromEntries(result.clamped.map((dimension) => [dimension, requested[dimension]]));
+		const got = Object.fromEntries(result.clamped.map((dimension) => [dimension, result.reserved[dimension]]));
+		record.diagnostics.push({
+			severity: "warning",
+			file: null,
+			line: null,
+			column: null,
+			code: "budget-clamped",
+			message: `it asked for a budget of ${formatBudget(asked)} but only ${formatBudget(got)} remained ${parentId ? `to the run ${parentId}` : "of the session's budget"}; it runs with what remained`,
+			hint: "what running children do not use comes back when they end; or raise the budget it reserves from",
+		});
+	}
+	return true;
+}
+
 /** Create a run from a plan and start (or queue) it; `done` settles when it is terminal. */
 export async function spawnRun(registry: RegistryState, plan: SpawnPlan, spawnOptions: SpawnOptions): Promise<{ run: RunRecord; done: Promise<RunRecord> }> {
 	const record = newRecord(registry, plan, spawnOptions);
-	const prepared = await registry.isolation.prepare(record);
+	const reserved = reserve(registry, record, plan, spawnOptions.budgetShare);
+	let prepared: Awaited<ReturnType<RegistryState["isolation"]["prepare"]>>;
+	try {
+		prepared = await registry.isolation.prepare(record);
+	} catch (error) {
+		if (reserved) registry.ledger.release(record.id, { tokens: 0, cost: 0 });
+		throw error;
+	}
 	record.isolation = prepared.report;
 	const internal = newInternal(record, plan, prepared.cwd ?? plan.cwd, spawnOptions);
+	internal.reserved = reserved;
 	const done = internal.done;
 	registry.runs.set(record.id, internal);
 	save(registry, internal);

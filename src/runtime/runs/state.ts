@@ -3,6 +3,8 @@
  * it ({@link Internal}), the earlier processes' records, the limiter, the options and the
  * defaults drawn from them. The other parts of src/runtime/runs/ are functions over it.
  */
+import { UNLIMITED } from "../../core/budget.ts";
+import { type BudgetLedger, createBudgetLedger } from "../budget-ledger.ts";
 import type { ChildHandle, ChildUsage } from "../pi/child-session.ts";
 import { createLimiter, type Limiter } from "../limiter.ts";
 import type { ReceiptCollector } from "../receipt.ts";
@@ -44,6 +46,8 @@ export interface Internal {
 	saveTimer: NodeJS.Timeout | null;
 	writing: Promise<void> | null;
 	dirty: boolean;
+	/** The run holds a reservation in the ledger (released once, when it ends). */
+	reserved?: boolean;
 }
 
 export const ZERO_USAGE: ChildUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
@@ -69,6 +73,8 @@ export interface RegistryState {
 	isolation: IsolationHooks;
 	/** The warning sent two turns before `max_turns`. */
 	warning: (remaining: number) => string;
+	/** The budget ledger of this parent: the session pool and every running run's reservation (ADR 0172). */
+	ledger: BudgetLedger;
 }
 
 /** The registry's state for `options`, with no run yet. */
@@ -84,6 +90,7 @@ export function createRegistryState(options: RunRegistryOptions): RegistryState 
 		closed: false,
 		limiter: createLimiter(options.maxConcurrent),
 		isolation: options.isolation ?? noIsolation,
+		ledger: createBudgetLedger(options.sessionBudget ?? { ...UNLIMITED }),
 		warning:
 			options.turnWarning ??
 			((remaining: number) =>

@@ -3,8 +3,10 @@
  * created from, the isolation hooks around it, the record writer, the lifecycle event names and
  * the registry's interface. Types only; `src/runtime/runs.ts` re-exports them.
  */
+import type { Budget } from "../../core/budget.ts";
 import type { Diagnostic } from "../../core/diagnostics.ts";
 import type { EffectiveConfig, IgnoredRequestValue, Trace } from "../../resolve/types.ts";
+import type { RunBudget } from "../budget-meter.ts";
 import type { Contract } from "../contract.ts";
 import type { Owner } from "../owner.ts";
 import type { Receipt } from "../receipt.ts";
@@ -110,6 +112,10 @@ export interface RunRecord {
 	isolation: IsolationReport | null;
 	/** The `max_turns` ceiling ended the run. */
 	limitReached: boolean;
+	/** Why a `stopped` run stopped when cadre stopped it: `budget` (its budget was spent, ADR 0176); null otherwise. */
+	stopReason?: "budget" | null;
+	/** The run's budget (issue 22): limit, reserved, used, source; null when it has none. */
+	budget?: RunBudget | null;
 	/** The parent fetched the result (suppresses the notification). */
 	fetched: boolean;
 	/** The completion notification went out. */
@@ -167,6 +173,11 @@ export interface RunRegistryOptions {
 	 * resumable, never started, stopped or steered here.
 	 */
 	earlier?: readonly RunRecord[];
+	/**
+	 * Settings `budget.session` (or `cadre run --batch --budget`): what all runs of this parent
+	 * may spend together; each run reserves its budget from it (ADR 0172). Default: unlimited.
+	 */
+	sessionBudget?: Budget;
 }
 
 /**
@@ -189,7 +200,12 @@ export interface RunRegistry {
 	 * Foreground runs start at once; background runs queue in the limiter. `done` settles when
 	 * the run is terminal.
 	 */
-	spawn(plan: SpawnPlan, options: { background: boolean; signal?: AbortSignal; onProgress?: ProgressListener; resumeFile?: string | null; parentId?: string | null; spawnerCwd?: string | null }): Promise<{ run: RunRecord; done: Promise<RunRecord> }>;
+	spawn(
+		plan: SpawnPlan,
+		options: { background: boolean; signal?: AbortSignal; onProgress?: ProgressListener; resumeFile?: string | null; parentId?: string | null; spawnerCwd?: string | null; budgetShare?: Partial<Budget> },
+	): Promise<{ run: RunRecord; done: Promise<RunRecord> }>;
+	/** What remains of the session's budget pool (no id) or of a run's reservation. */
+	budgetRemaining(id?: string): Budget;
 	get(id: string): RunRecord | undefined;
 	/** Earlier processes' runs first (oldest first), then this process's in creation order. */
 	list(): RunRecord[];

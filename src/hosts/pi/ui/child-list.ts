@@ -34,7 +34,8 @@ export function childListLines(views: readonly RunView[], selected: number | nul
 	const rows = views.slice(first, first + MAX_LIST_ROWS).map((view, offset) => {
 		const time = view.state === "queued" ? `queued ${formatDuration(view.queuedMs)}` : view.runningMs === null ? view.state : `${view.state} ${formatDuration(view.runningMs)}`;
 		const sandbox = view.sandboxed === null ? "" : view.sandboxed ? " · sandboxed" : " · not sandboxed";
-		const text = `${treeIndent(view.depth)}${liveIcon(view.state, style, now)} ${view.id} · ${view.description} ${style.fg("dim", `· ${time}${sandbox}`)}`;
+		const spent = view.budget === null ? "" : ` · ${view.budget}`;
+		const text = `${treeIndent(view.depth)}${liveIcon(view.state, style, now)} ${view.id} · ${view.description} ${style.fg("dim", `· ${time}${spent}${sandbox}`)}`;
 		return fit(first + offset === selected ? `${style.fg("accent", "›")} ${style.bold(text)}` : `  ${text}`, width);
 	});
 	const hidden = views.length - rows.length;

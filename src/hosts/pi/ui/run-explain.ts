@@ -5,7 +5,9 @@
  * with the words people use (`thinking`, `role warning`), not the config's field names. Pure lines
  * over a run record; every value passes `shown`.
  */
+import { formatBudget } from "../../../core/budget.ts";
 import { formatDiagnostic } from "../../../core/diagnostics.ts";
+import { budgetUsage } from "../../../runtime/budget-meter.ts";
 import { formatValue } from "../../../resolve/explain.ts";
 import { CONFIG_FIELDS, type Field } from "../../../resolve/order.ts";
 import type { Candidate, Layer, TraceEntry } from "../../../resolve/types.ts";
@@ -98,6 +100,11 @@ export function runExplainLines(run: RunRecord, width: number, style: Style): st
 		add(`${label}: ${valueOf(run, field)}${applied}${from}`, "  ", "    ");
 		const beaten = entry ? beat(entry.candidates) : "";
 		if (beaten) add(`beat ${beaten}`, "    ", "    ", "muted");
+	}
+	if (run.budget) {
+		// What the run reserved when it started (issue 22): the limit it is held to, clamped to what remained.
+		const clamped = run.budget.clamped.length > 0 ? ` (clamped to what remained: ${run.budget.clamped.join(", ")})` : "";
+		add(`budget reserved: ${formatBudget(run.budget.reserved)}${clamped}; used ${budgetUsage(run.budget) || "nothing limited"}`, "  ", "    ");
 	}
 	if (run.ignored.length > 0) {
 		add("ignored from the request:", "", "", "warning");

@@ -4,6 +4,7 @@
  * and the short forms every renderer shares — state icons, token counts, durations, the current
  * activity. Every string in a {@link RunView} has passed through `shown`, so renderers only style.
  */
+import { budgetUsage } from "../../../runtime/budget-meter.ts";
 import { type RunResult, sandboxBlocked, totalTokens } from "../../../runtime/result.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { dotted, type Style, shown, type Tone } from "./text.ts";
@@ -42,6 +43,8 @@ export interface RunView {
 	sandboxed: boolean | null;
 	/** What the sandbox blocked (the file tools'; bash's are not reported on Linux). */
 	blocked: string[];
+	/** The budget as used/limit (`4200/5000 tokens, $0.01/$0.05`), or null without one (issue 22). */
+	budget: string | null;
 }
 
 /** A value shaped like a {@link RunResult} (tool details and notifications read back from a session are untyped). */
@@ -97,6 +100,7 @@ export function viewOfRecord(run: RunRecord, now: number = Date.now()): RunView 
 		depth: run.depth ?? 1,
 		sandboxed: run.config.sandboxed ?? null,
 		blocked: sandboxBlocked(run.diagnostics).map(shown),
+		budget: run.budget ? shown(budgetUsage(run.budget)) || null : null,
 	};
 }
 
@@ -123,6 +127,7 @@ export function viewOfResult(result: RunResult, maxTurns: number | null = null):
 		error: result.error ? shown(result.error) : null,
 		sandboxed: typeof result.sandboxed === "boolean" ? result.sandboxed : null,
 		blocked: Array.isArray(result.sandboxBlocked) ? result.sandboxBlocked.map((attempt) => shown(String(attempt))) : [],
+		budget: result.budget?.reserved && result.budget.used ? shown(budgetUsage(result.budget)) || null : null,
 	};
 }
 
@@ -208,6 +213,7 @@ export function statsParts(view: RunView): string[] {
 		formatTools(view.toolUses),
 		formatTokensWithContext(view),
 		formatCost(view.cost),
+		view.budget === null ? null : `budget ${view.budget}`,
 		view.runningMs === null ? null : formatDuration(view.runningMs),
 		view.queuedMs >= 1000 ? `queued ${formatDuration(view.queuedMs)}` : null,
 	].filter((part): part is string => part !== null);

@@ -40,6 +40,7 @@ const COLUMNS: Column[] = [
 	{ title: "TURNS", cell: (view) => (view.maxTurns === null ? String(view.turns) : `${view.turns}/${view.maxTurns}`), optional: true },
 	{ title: "TOOLS", cell: (view) => String(view.toolUses), optional: true },
 	{ title: "TOKENS", cell: (view) => formatTokens(view.tokens), optional: true },
+	{ title: "BUDGET", cell: (view) => view.budget ?? "-", optional: true },
 ];
 
 /** The columns that fit `width`: optional ones are left out from the right until the description has room. */
@@ -48,7 +49,8 @@ function fittingColumns(views: readonly RunView[], width: number, style: Style):
 	const naturalWidths = new Map(COLUMNS.map((column) => [column, Math.max(widthOf(column.title), ...views.map((view) => widthOf(column.cell(view, style))))]));
 	const natural = (column: Column) => naturalWidths.get(column) as number;
 	const longestDescription = Math.max(11, ...views.map((view) => widthOf(view.description)));
-	let columns = [...COLUMNS];
+	// The budget column only when a run has a budget.
+	let columns = views.some((view) => view.budget !== null) ? [...COLUMNS] : COLUMNS.filter((column) => column.title !== "BUDGET");
 	// Optional columns give way until the description has room for what most descriptions say.
 	const minDescription = Math.min(30, longestDescription);
 	for (;;) {
