@@ -4,6 +4,11 @@
  * or refused `budget-exhausted`, is charged what it spends as it goes (so its children cannot
  * reserve what it already used), and when it ends what is left of its reservation returns to its
  * parent. Plain state; the arithmetic is the pure core's (src/resolve/budget.ts).
+ *
+ * In a tree (ADR 0179) a run's reservation pays for its own answers and for what its children
+ * hold: its room shrinks as they reserve and grows back as they end; `live` and `released` let a
+ * run whose room its children hold wait for them instead of stopping; `lent` says what it lent
+ * and what came back.
  */
 
 import type { Budget } from "../core/budget.ts";
@@ -16,6 +21,14 @@ interface Entry {
 	remaining: Budget;
 	/** What the run itself was charged so far. */
 	charged: { tokens: number; cost: number };
+	/** What its children reserved from it, and what came back when they ended. */
+	lent: Lent;
+}
+
+/** What a run lent its children over its life, and what came back unused. */
+export interface Lent {
+	reserved: Spent;
+	returned: Spent;
 }
 
 /** Spending as the ledger counts it. */
@@ -39,7 +52,16 @@ export interface BudgetLedger {
 	 * reservation once its children hold some of it); unlimited dimensions are null.
 	 */
 	room(id: string): Budget | null;
+	/** Whether run `id` has a child that still holds a reservation from it. */
+	live(id: string): boolean;
+	/** Settles when the next child of run `id` ends (and gives back what it did not use). */
+	released(id: string): Promise<void>;
+	/** What run `id` lent its children and what came back, or null once it ended (or never reserved). */
+	lent(id: string): Lent | null;
 }
+
+const nano = (amount: number) => Math.round(amount * 1e9) / 1e9;
+const added = (a: Spent, b: Spent): Spent => ({ tokens: a.tokens + b.tokens, cost: nano(a.cost + b.cost) });
 
 const ADDITIVE = ["tokens", "cost"] as const;
 
@@ -47,6 +69,12 @@ const ADDITIVE = ["tokens", "cost"] as const;
 export function createBudgetLedger(session: Budget): BudgetLedger {
 	let pool: Budget = { ...session };
 	const runs = new Map<string, Entry>();
+	const waiting = new Map<string, (() => void)[]>();
+	const wake = (id: string) => {
+		const waiters = waiting.get(id);
+		waiting.delete(id);
+		for (const resolve of waiters ?? []) resolve();
+	};
 	const remainingOf = (id: string | null | undefined): Budget => (id && runs.has(id) ? runs.get(id)!.remaining : pool);
 	const setRemaining = (id: string | null, value: Budget): void => {
 		const entry = id ? runs.get(id) : undefined;
@@ -70,7 +98,9 @@ export function createBudgetLedger(session: Budget): BudgetLedger {
 			const result = reserveBudget(remainingOf(parent), requested);
 			if (!result.ok) return result;
 			setRemaining(parent, result.remaining);
-			runs.set(id, { parent, reserved: result.reserved, remaining: { ...result.reserved }, charged: { tokens: 0, cost: 0 } });
+			const lender = parent ? runs.get(parent) : undefined;
+			if (lender) lender.lent.reserved = added(lender.lent.reserved, { tokens: result.reserved.tokens ?? 0, cost: result.reserved.cost ?? 0 });
+			runs.set(id, { parent, reserved: result.reserved, remaining: { ...result.reserved }, charged: { tokens: 0, cost: 0 }, lent: { reserved: { tokens: 0, cost: 0 }, returned: { tokens: 0, cost: 0 } } });
 			return result;
 		},
 		charge(id, used) {
@@ -91,7 +121,21 @@ export function createBudgetLedger(session: Budget): BudgetLedger {
 				const rest = entry.remaining[dimension];
 				left[dimension] = held === null || rest === null ? 0 : held - Math.max(0, rest);
 			}
-			setRemaining(entry.parent, releaseBudget(remainingOf(entry.parent), entry.reserved, left));
+			const before = remainingOf(entry.parent);
+			const after = releaseBudget(before, entry.reserved, left);
+			setRemaining(entry.parent, after);
+			const lender = entry.parent ? runs.get(entry.parent) : undefined;
+			if (lender) {
+				const back = (dimension: "tokens" | "cost") => (before[dimension] === null || after[dimension] === null ? 0 : (after[dimension] as number) - (before[dimension] as number));
+				lender.lent.returned = added(lender.lent.returned, { tokens: back("tokens"), cost: back("cost") });
+			}
+			if (entry.parent) wake(entry.parent);
+		},
+		live: (id) => [...runs.values()].some((entry) => entry.parent === id),
+		released: (id) => new Promise<void>((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), resolve])),
+		lent(id) {
+			const entry = runs.get(id);
+			return entry ? { reserved: { ...entry.lent.reserved }, returned: { ...entry.lent.returned } } : null;
 		},
 		remaining: (id) => ({ ...remainingOf(id) }),
 		room(id) {

@@ -30,6 +30,8 @@ export interface RunBudget {
 	stoppedBy: BudgetDimension | null;
 	/** The wrap-up steer went out (at 80% of a limit). */
 	warned: boolean;
+	/** What it reserved for its own children and what came back when they ended (ADR 0179); absent when it lent nothing. */
+	children?: { reserved: { tokens: number; cost: number }; returned: { tokens: number; cost: number } };
 }
 
 /** The share of a limit at which the child is told to wrap up. */
@@ -106,11 +108,20 @@ export function budgetUsage(budget: RunBudget): string {
 		.join(", ");
 }
 
+/** Tokens and cost in the dimensions the budget limits: `$0.05`, `3000 tokens, $0.05`. */
+function lentOf(amount: { tokens: number; cost: number }, budget: RunBudget): string {
+	const parts: string[] = [];
+	if (budget.reserved.tokens !== null) parts.push(`${Math.round(amount.tokens)} tokens`);
+	if (budget.reserved.cost !== null) parts.push(`$${Number(amount.cost.toFixed(4))}`);
+	return parts.join(", ") || "nothing";
+}
+
 /** The result's and notification's budget line: used/limit, its source, a clamp, what stopped it. */
 export function budgetLine(budget: RunBudget): string {
 	const notes = [`from ${budget.source}`];
 	if (budget.clamped.length > 0) notes.push(`clamped to what remained: ${budget.clamped.join(", ")}`);
 	if (budget.warned) notes.push("told to wrap up at 80%");
 	if (budget.stoppedBy) notes.push(`stopped by its ${budget.stoppedBy} limit`);
+	if (budget.children) notes.push(`its children reserved ${lentOf(budget.children.reserved, budget)}, ${lentOf(budget.children.returned, budget)} came back unused`);
 	return `Budget: ${budgetUsage(budget) || "unlimited"} (${notes.join("; ")}).`;
 }

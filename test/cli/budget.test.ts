@@ -168,3 +168,50 @@ describe("cadre run: a child held to its budget", () => {
 		expect(human.stdout).toMatch(/line 4: not-started — not started: the batch budget is spent/);
 	});
 });
+
+describe("cadre run: a tree held to its root's budget (issues 21 and 22, ADR 0179)", () => {
+	it("a lead with cost $0.05 and 5 children asking $0.02 each: reservations clamp, then refuse; the tree spends within $0.05; unused comes back", async () => {
+		const world = runWorld("budget-tree-", server.baseUrl, {
+			files: {
+				"agent/models.json": pricedModels(server.baseUrl),
+				"agent/agents/lead.md": "---\ndescription: Lead\ntools: [read, subagent]\nsubagents: [explore]\n---\nLead.\n",
+			},
+		});
+		const started = (text: string) => [...text.matchAll(/Started sub-agent (\S+)/g)].map((match) => match[1] as string);
+		let leadIds: string[] = [];
+		server.setScript((request) => {
+			// Each explore answers once: 1,000 tokens, $0.01 — held so that no child ends before all five spawns.
+			if (request.agent === "explore") return { text: "explored", usage: { prompt: 900, completion: 100 }, hold: new Promise((resolve) => setTimeout(resolve, 400)) };
+			if (request.agent !== "lead") return { text: "wrong agent" };
+			if (request.step === 0) {
+				const spawn = (i: number) => ({ name: "subagent", arguments: { prompt: `part ${i}`, description: `part ${i}`, subagent_type: "explore", run_in_background: true, budget: { cost: 0.02 } } });
+				return { toolCalls: [1, 2, 3, 4, 5].map(spawn), usage: { prompt: 100, completion: 0 } };
+			}
+			if (request.step === 1) {
+				leadIds = started(JSON.stringify(request.messages));
+				return { toolCalls: [{ name: "get_subagent_result", arguments: { agent_id: leadIds, wait: true } }], usage: { prompt: 100, completion: 0 } };
+			}
+			return { text: "lead: done", usage: { prompt: 100, completion: 0 } };
+		});
+		const run = await cadre(world, ["run", "lead", "lead the parts", "--budget", "cost=0.05", "--json"]);
+		expect(run.code, run.stderr).toBe(0);
+		const result = JSON.parse(run.stdout);
+		const all = runRecords(world.agentDir) as { type: string; state: string; budget: { reserved: { cost: number }; used: { cost: number }; clamped: string[] } | null; parentId?: string | null }[];
+		const children = all.filter((record) => record.type === "explore");
+		// $0.001 spent by the lead first: $0.02, $0.02, then the $0.009 left (clamped); the rest refused.
+		expect(children.map((record) => record.budget?.reserved.cost).sort()).toEqual([0.009, 0.02, 0.02]);
+		expect(children.map((record) => record.budget?.clamped.join(",")).sort()).toEqual(["", "", "cost"]);
+		expect(leadIds).toHaveLength(3);
+		expect(JSON.stringify(server.requests.filter((request) => request.agent === "lead")[1]?.messages)).toMatch(/budget-exhausted/);
+		// What the tree spent: the lead's three answers and its children's, within the root's budget
+		// (the clamped child's one answer may pass its own $0.009 by what one answer costs).
+		const treeCost = result.budget.used.cost + children.reduce((total, record) => total + (record.budget?.used.cost ?? 0), 0);
+		expect(treeCost).toBeCloseTo(0.033, 6);
+		expect(treeCost).toBeLessThanOrEqual(0.05);
+		// The lead's result: what its children reserved and what came back unused ($0.01 + $0.01; the third spent all).
+		expect(result.budget.children.reserved.cost).toBeCloseTo(0.049, 9);
+		expect(result.budget.children.returned.cost).toBeCloseTo(0.02, 9);
+		expect(result.text).toBe("lead: done");
+	});
+});
+

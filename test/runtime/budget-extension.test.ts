@@ -44,3 +44,39 @@ describe("budgets through the subagent tool", () => {
 		expect(parent.requests.filter((turn) => turn.agent === "explore")).toHaveLength(1);
 	});
 });
+
+describe("a tree's budget through the subagent tool (ADR 0179)", () => {
+	const LEAD = "---\ndescription: Leads\ntools: [read, subagent]\nsubagents: [explore]\n---\nLead.\n";
+	const started = (turn: { messages: unknown[] }) => [...JSON.stringify(turn.messages).matchAll(/Started sub-agent (\S+?)[\s."\\]/g)].map((match) => match[1] as string);
+
+	it("a background lead that lent out all its budget waits for its children without holding the one slot (maxConcurrent 1)", async () => {
+		parent = await createParent({
+			agentFiles: { "agents/lead.md": LEAD },
+			subagentSettings: { maxConcurrent: 1 },
+			script: (turn) => {
+				if (turn.agent === "explore") return fauxAssistantMessage("explored");
+				if (turn.agent === "lead") {
+					if (turn.step === 0) {
+						const spawn = (i: number) => fauxToolCall("subagent", { prompt: `part ${i}`, description: `part ${i}`, subagent_type: "explore", run_in_background: true, budget: { tokens: 60000 } });
+						return fauxAssistantMessage([spawn(1), spawn(2)], { stopReason: "toolUse" });
+					}
+					return fauxAssistantMessage(`lead done after ${started(turn).length} spawns`);
+				}
+				if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("subagent", { prompt: "lead", description: "lead", subagent_type: "lead", run_in_background: true, budget: { tokens: 100000 } })], { stopReason: "toolUse" });
+				if (turn.step === 1) return fauxAssistantMessage([fauxToolCall("get_subagent_result", { agent_id: started(turn), wait: true })], { stopReason: "toolUse" });
+				return fauxAssistantMessage("root done");
+			},
+		});
+		await parent.session.prompt("go");
+		const [result] = toolResults(parent.session, "get_subagent_result");
+		const [lead] = result?.details as { type: string; status: string; text: string; budget: { children: { reserved: { tokens: number }; returned: { tokens: number } } } }[];
+		expect(lead).toMatchObject({ type: "lead", status: "completed", text: "lead done after 2 spawns" });
+		// The second child got what the first left (clamped); all it did not use came back before the lead's next request.
+		expect(lead?.budget.children.reserved.tokens).toBeGreaterThan(95000);
+		expect(lead?.budget.children.returned.tokens).toBeGreaterThan(85000);
+		// The lead asked its model again only after both children ended.
+		const order = parent.requests.map((turn) => `${turn.agent}:${turn.step}`);
+		expect(order.indexOf("lead:1")).toBeGreaterThan(order.lastIndexOf("explore:0"));
+	}, 30_000);
+});
+

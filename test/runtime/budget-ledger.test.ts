@@ -53,3 +53,25 @@ describe("budget ledger: a run's own spending and its children's", () => {
 		// 0.01 (lead) + 0.03 (kid) spent of 0.1.
 	});
 });
+
+describe("budget ledger: what a spawner lent (ADR 0179)", () => {
+	const costOnly = (c: number | null) => ({ tokens: null, cost: c, time: null });
+	it("counts what its children reserved and what came back, says whether one is live, and wakes a waiter at each end", async () => {
+		const ledger = createBudgetLedger(costOnly(null));
+		ledger.reserve("lead", costOnly(0.05));
+		expect(ledger.live("lead")).toBe(false);
+		ledger.reserve("c1", costOnly(0.02), "lead");
+		ledger.reserve("c2", costOnly(0.02), "lead");
+		expect(ledger.live("lead")).toBe(true);
+		let woken = 0;
+		const waited = ledger.released("lead").then(() => woken++);
+		ledger.release("c1", { tokens: 0, cost: 0.005 });
+		await waited;
+		expect(woken).toBe(1);
+		ledger.release("c2", { tokens: 0, cost: 0.02 });
+		expect(ledger.live("lead")).toBe(false);
+		expect(ledger.lent("lead")).toEqual({ reserved: { tokens: 0, cost: 0.04 }, returned: { tokens: 0, cost: 0.015 } });
+		ledger.release("lead", { tokens: 0, cost: 0 });
+		expect(ledger.lent("lead")).toBeNull();
+	});
+});

@@ -30,8 +30,12 @@ export interface BudgetGate {
 	/** Starts the clock (at the child's first prompt). */
 	start(): void;
 	state(): BudgetGateState;
-	/** Also hold the child to `room()` (the ledger's room for the run: less than its limit once its children hold part of it). */
-	setRoom(room: () => Budget | null): void;
+	/**
+	 * Also hold the child to `room()` (the ledger's room for the run: less than its limit once its
+	 * children hold part of it). When only what `children` hold keeps a request back and one of
+	 * them is live, the request waits for it to end instead of stopping the run (ADR 0179).
+	 */
+	setRoom(room: () => Budget | null, children?: GateChildren): void;
 	dispose(): void;
 }
 
@@ -44,8 +48,33 @@ interface AgentHooks {
 	finishTurn?: FinishTurn;
 }
 
+/** The children of the gated run, as the ledger sees them. */
+export interface GateChildren {
+	/** Whether one of them still holds part of the run's reservation. */
+	live(): boolean;
+	/** Settles when the next of them ends (it gave back what it did not use). */
+	released(): Promise<void>;
+}
+
+/** Settles when `signal` aborts (never without one). */
+function abortOf(signal: AbortSignal | undefined): Promise<void> {
+	return new Promise((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
+}
+
 /** The longest a Node timer waits. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `done` at `deadline` (ms since the epoch). A timer waits at most 2^31-1 ms (about 24.8
+ * days): a longer deadline is waited for in steps; `keep` is given each timer (to clear it).
+ */
+function atDeadline(deadline: number, now: () => number, keep: (timer: NodeJS.Timeout) => void, done: () => void): void {
+	const left = deadline - now();
+	if (left <= 0) return done();
+	const timer = setTimeout(() => atDeadline(deadline, now, keep, done), Math.min(left, MAX_TIMER_MS));
+	timer.unref?.();
+	keep(timer);
+}
 
 const lower = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.min(a, b));
 
@@ -54,6 +83,7 @@ const tokensOf = (usage: Usage): number => (usage.input ?? 0) + (usage.output ??
 /** Installs the gate on `session` for `limit` (the run's reserved budget). */
 export function installBudgetGate(session: AgentSession, reserved: Budget, now: () => number = Date.now): BudgetGate {
 	let room: (() => Budget | null) | null = null;
+	let children: GateChildren | null = null;
 	const effective: Budget = { ...reserved };
 	/** The limit now: the reservation, lowered to the room the ledger has for the run. */
 	const limitNow = (): Budget => {
@@ -77,10 +107,19 @@ export function installBudgetGate(session: AgentSession, reserved: Budget, now: 
 	};
 	const agent = session.agent as unknown as AgentHooks;
 	const stream = agent.streamFunction;
+	/** Over the room only for what live children hold: they may still give some back. */
+	const heldBack = (over: BudgetDimension | null, withInFlight: boolean) =>
+		over !== null && children !== null && checkBudget(limit, used, withInFlight ? inFlight : undefined).over === null && children.live();
 	// Before each request: at the limit nothing goes out — the provider gets an aborted signal.
-	agent.streamFunction = (model, context, options) => {
+	agent.streamFunction = async (model, context, options) => {
 		tick();
-		const check = checkBudget(limitNow(), used, inFlight);
+		let check = checkBudget(limitNow(), used, inFlight);
+		// Its children hold the rest: wait for one to end and give back what it did not use.
+		while (state.stoppedBy === null && heldBack(check.over, true) && !options?.signal?.aborted) {
+			await Promise.race([(children as GateChildren).released(), abortOf(options?.signal)]);
+			tick();
+			check = checkBudget(limitNow(), used, inFlight);
+		}
 		if (check.over !== null || state.stoppedBy !== null) {
 			stop(check.over ?? (state.stoppedBy as BudgetDimension));
 			return stream(model, context, { ...options, signal: AbortSignal.abort(new Error("cadre: the run's budget is spent")) });
@@ -93,7 +132,7 @@ export function installBudgetGate(session: AgentSession, reserved: Budget, now: 
 		const decided = await finishTurn?.(turn, signal);
 		tick();
 		const check = checkBudget(limitNow(), used);
-		if (check.over !== null || state.stoppedBy !== null) {
+		if ((check.over !== null && !heldBack(check.over, false)) || state.stoppedBy !== null) {
 			stop(check.over ?? (state.stoppedBy as BudgetDimension));
 			return { action: "end" };
 		}
@@ -121,7 +160,7 @@ export function installBudgetGate(session: AgentSession, reserved: Budget, now: 
 		inFlight.cost = cost;
 		const now = limitNow();
 		const check = checkBudget(now, used, inFlight);
-		if (check.over !== null && (used.tokens + tokens > (now.tokens ?? Infinity) || used.cost + cost > (now.cost ?? Infinity))) {
+		if (check.over !== null && !heldBack(check.over, true) && (used.tokens + tokens > (now.tokens ?? Infinity) || used.cost + cost > (now.cost ?? Infinity))) {
 			stop(check.over);
 			void session.abort().catch(() => undefined);
 		}
@@ -130,24 +169,16 @@ export function installBudgetGate(session: AgentSession, reserved: Budget, now: 
 		start() {
 			if (startedAt !== null) return;
 			startedAt = now();
-			const deadline = limit.time === null ? null : (startedAt as number) + limit.time * 1000;
-			// A timer waits at most 2^31-1 ms (about 24.8 days): a longer deadline is waited for in steps.
-			const wait = () => {
-				if (deadline === null) return;
-				const left = deadline - now();
-				if (left > 0) {
-					timer = setTimeout(wait, Math.min(left, MAX_TIMER_MS));
-					timer.unref?.();
-					return;
-				}
+			if (limit.time === null) return;
+			atDeadline(startedAt + limit.time * 1000, now, (next) => (timer = next), () => {
 				tick();
 				stop("time");
 				void session.abort().catch(() => undefined);
-			};
-			wait();
+			});
 		},
-		setRoom(next) {
+		setRoom(next, of) {
 			room = next;
+			children = of ?? null;
 		},
 		state() {
 			tick();

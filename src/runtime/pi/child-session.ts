@@ -24,7 +24,7 @@ import type { StructuredState } from "../contract.ts";
 import type { ShellWrap } from "../shell-command.ts";
 import { type ResultTool, SUBMIT_RESULT_TOOL } from "../structured-result.ts";
 import { limited } from "../budget-meter.ts";
-import { type BudgetGate, type BudgetGateState, installBudgetGate } from "./budget-gate.ts";
+import { type BudgetGate, type BudgetGateState, type GateChildren, installBudgetGate } from "./budget-gate.ts";
 import { childSettingsManager } from "./child-settings.ts";
 import { guardExtension, type ToolGuard } from "./capability-guard.ts";
 import { type ChildEvent, translate } from "./child-events.ts";
@@ -160,7 +160,7 @@ export interface ChildHandle {
 	 * Also holds the child to `room()` (what its reservation still has room for once its own
 	 * children hold part of it), checked with its budget before each request.
 	 */
-	budgetRoom?(room: () => Budget | null): void;
+	budgetRoom?(room: () => Budget | null, children?: GateChildren): void;
 }
 
 function splitModel(runtime: ModelRuntime, id: string) {
@@ -280,6 +280,6 @@ function sessionHandle(session: AgentSession, structured: StructuredState | null
 		},
 		diagnostics,
 		budget: () => gate?.state() ?? null,
-		budgetRoom: (room) => gate?.setRoom(room),
+		budgetRoom: (room, children) => gate?.setRoom(room, children),
 	};
 }

@@ -4,6 +4,7 @@
  */
 import type { ChildHandle } from "../pi/child-session.ts";
 import type { Internal, RegistryState } from "./state.ts";
+import { whileWaiting } from "./tree.ts";
 
 /**
  * The gate's count into the run's `budget`, and into the ledger (the run's remaining goes down by
@@ -21,10 +22,15 @@ export function followBudget(registry: RegistryState, internal: Internal, child:
 
 /**
  * Holds the child to what its reservation still has room for: its own spending plus what its
- * children hold or spent must stay within it (a tree never spends more than its root's budget).
+ * children hold or spent must stay within it (a tree never spends more than its root's budget);
+ * when only its live children hold the rest, it waits for them (ADR 0179).
  */
 export function bindBudgetRoom(registry: RegistryState, internal: Internal, child: ChildHandle): void {
 	if (!internal.reserved) return;
 	const id = internal.record.id;
-	child.budgetRoom?.(() => registry.ledger.room(id));
+	child.budgetRoom?.(() => registry.ledger.room(id), {
+		live: () => registry.ledger.live(id),
+		// A run waiting for its children to give budget back holds no slot meanwhile (ADR 0173, 0179).
+		released: () => whileWaiting(registry, id, () => registry.ledger.released(id)),
+	});
 }

@@ -67,6 +67,8 @@ function releaseBudget(registry: RegistryState, internal: Internal): void {
 	const budget = internal.record.budget;
 	if (!internal.reserved || !budget) return;
 	internal.reserved = false;
+	const lent = registry.ledger.lent(internal.record.id);
+	if (lent && (lent.reserved.tokens > 0 || lent.reserved.cost > 0)) budget.children = lent;
 	registry.ledger.release(internal.record.id, { tokens: budget.used.tokens, cost: budget.used.cost });
 }
 

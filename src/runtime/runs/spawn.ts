@@ -129,6 +129,9 @@ function reserve(registry: RegistryState, record: RunRecord, plan: SpawnPlan, sh
 	if (!limited(limit) && !limited(registry.ledger.remaining(parentId))) return false;
 	const requested: Budget = { ...limit };
 	for (const dimension of BUDGET_DIMENSIONS) if (requested[dimension] === null && share?.[dimension] != null) requested[dimension] = share[dimension] as number;
+	// The spawner's answers so far are charged first: a child cannot reserve what it already spent (ADR 0179).
+	const spawnerSpent = parentId ? registry.runs.get(parentId)?.child?.budget?.()?.used : undefined;
+	if (parentId && spawnerSpent) registry.ledger.charge(parentId, spawnerSpent);
 	const result = registry.ledger.reserve(record.id, requested, parentId);
 	if (!result.ok) throw new Error(`Spawn refused (budget-exhausted): ${result.refusal.message}`);
 	record.budget = { limit, reserved: result.reserved, used: { tokens: 0, cost: 0, time: 0 }, source: plan.trace.budget?.source ?? "default", clamped: result.clamped, stoppedBy: null, warned: false };
