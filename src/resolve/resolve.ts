@@ -20,6 +20,7 @@ import { resolveInputs, resolveOutputs } from "./inputs.ts";
 import { resolveModel, resolveThinking } from "./model.ts";
 import { resolveResume } from "./resume.ts";
 import { resolveSandbox } from "./sandbox.ts";
+import { resolveWorkspace } from "./workspace.ts";
 import { CONFIG_FIELDS } from "./order.ts";
 import { resolveOutputSchema } from "./output-schema.ts";
 import { derived, NOTHING, present } from "./slots.ts";
@@ -123,6 +124,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 	const outputs = resolveOutputs(usable);
 	const outputSchema = resolveOutputSchema(ctx);
 	const verify = resolveVerify(ctx, usable);
+	const workspace = resolveWorkspace(ctx);
 
 	const trace = assembleTrace(ctx, persona, rolePrompt, {
 		model,
@@ -141,6 +143,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 		delegation,
 		budget,
 		verify,
+		workspace,
 		...runFields,
 	});
 	return {
@@ -179,6 +182,7 @@ type PickedFields = Pick<
 	| "delegation"
 	| "budget"
 	| "verify"
+	| "workspace"
 >;
 
 /** The full trace: the picked fields plus the derived role, persona and definition fields. */
@@ -220,5 +224,6 @@ function assembleTrace(ctx: ResolutionContext, persona: PersonaOutcome, role: { 
 		depth: picked.depth,
 		delegation: picked.delegation,
 		budget: picked.budget,
+		workspace: picked.workspace,
 	};
 }
