@@ -44,8 +44,11 @@ describe.skipIf(missing !== null)("SSH connection to a real sshd", () => {
 
 	it("fails the command in flight with a clear error when the server goes away", async () => {
 		const connection = await connectSsh(target, { keepaliveInterval: 200, keepaliveCountMax: 2 });
-		const pending = connection.exec("sleep 30");
-		await new Promise((r) => setTimeout(r, 200));
+		// killed once the command runs (not while the remote shell still starts up)
+		let started!: () => void;
+		const running = new Promise<void>((r) => (started = r));
+		const pending = connection.exec("echo started; sleep 30", { onData: (d) => String(d).includes("started") && started() });
+		await running;
 		await sshd.kill();
 		await expect(pending).rejects.toMatchObject({ code: "workspace-disconnected", message: expect.stringContaining("the SSH connection was lost") });
 		await expect(connection.exec("true")).rejects.toMatchObject({ code: "workspace-disconnected" });
