@@ -1,0 +1,125 @@
+/**
+ * Worktree isolation across the wire (issue 25, ADR 0182). The workspace keeps a bare clone of the
+ * parent's repository under its `root` (`<root>/repos/<name>.git`, kept between runs). Before an
+ * isolated child starts, the clone is brought up to the parent's base commit by a git bundle:
+ * created locally with only what the clone lacks, uploaded over SFTP on the same SSH connection,
+ * fetched there. The child works in a remote `git worktree` on branch `cadre/<id>` at that commit.
+ * When it ends, its work is committed there, bundled, downloaded and fetched into the parent's
+ * repository as the local branch `cadre/<id>`, so `cadre worktrees list/apply` and the merge queue
+ * treat it like any other. No system ssh and no git transport over SSH: only `git` on both ends.
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, posix } from "node:path";
+import { gitOrThrow, runGit } from "../isolation/git.ts";
+import { run, type SshConnection, shq } from "./ssh-connection.ts";
+
+/** Where one child's remote work lives. */
+export interface RemoteWorktree {
+	/** The workspace's bare clone. */
+	clone: string;
+	/** The child's remote worktree directory. */
+	dir: string;
+	branch: string;
+	/** The commit it started from (the parent's HEAD, or its uncommitted-work base). */
+	base: string;
+}
+
+const IDENTITY = "-c user.name=cadre -c user.email=cadre@localhost";
+
+/** The clone's path for a local repository (one per repository name and path hash). */
+export function clonePath(root: string, localRepo: string): string {
+	let hash = 0;
+	for (const ch of localRepo) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+	return posix.join(root, "repos", `${basename(localRepo).replace(/[^A-Za-z0-9._-]/g, "_")}-${hash.toString(16)}.git`);
+}
+
+async function upload(connection: SshConnection, local: string, remote: string): Promise<void> {
+	const sftp = await connection.sftp();
+	await new Promise<void>((resolve, reject) => sftp.fastPut(local, remote, (error) => (error ? reject(error) : resolve())));
+}
+
+async function download(connection: SshConnection, remote: string, local: string): Promise<void> {
+	const sftp = await connection.sftp();
+	await new Promise<void>((resolve, reject) => sftp.fastGet(remote, local, (error) => (error ? reject(error) : resolve())));
+}
+
+/**
+ * Brings the workspace's clone up to `commit` of `localRepo` (creating it the first time): a
+ * bundle of what the clone's refs do not already have. Returns the clone's path.
+ */
+export async function syncClone(connection: SshConnection, root: string, localRepo: string, commit: string): Promise<string> {
+	const clone = clonePath(root, localRepo);
+	await run(connection, `mkdir -p ${shq(posix.join(root, "tmp"))} && { [ -d ${shq(clone)} ] || git init -q --bare ${shq(clone)}; }`);
+	const has = await connection.exec(`git -C ${shq(clone)} cat-file -e ${shq(`${commit}^{commit}`)}`);
+	if (has.code === 0) return clone;
+	const known = (await run(connection, `git -C ${shq(clone)} for-each-ref --format='%(objectname)'`)).toString().split("\n").filter(Boolean);
+	const exclude: string[] = [];
+	for (const sha of known) if ((await runGit(["cat-file", "-e", `${sha}^{commit}`], { cwd: localRepo })).code === 0) exclude.push(`^${sha}`);
+	const temp = mkdtempSync(join(tmpdir(), "cadre-bundle-"));
+	try {
+		const bundle = join(temp, "sync.bundle");
+		const ref = `refs/cadre-sync/${commit}`;
+		await gitOrThrow(["update-ref", ref, commit], { cwd: localRepo });
+		try {
+			await gitOrThrow(["bundle", "create", "-q", bundle, ref, ...exclude], { cwd: localRepo });
+		} finally {
+			await runGit(["update-ref", "-d", ref], { cwd: localRepo });
+		}
+		const remote = posix.join(root, "tmp", `sync-${commit}-${process.pid}.bundle`);
+		await upload(connection, bundle, remote);
+		await run(connection, `git -C ${shq(clone)} fetch -q ${shq(remote)} ${shq(`+${ref}:refs/cadre/base/${commit}`)}; code=$?; rm -f ${shq(remote)}; exit $code`);
+	} finally {
+		rmSync(temp, { recursive: true, force: true });
+	}
+	return clone;
+}
+
+/** The child's remote worktree on `cadre/<id>` at `base` (the clone synced first). */
+export async function createRemoteWorktree(connection: SshConnection, root: string, localRepo: string, id: string, base: string): Promise<RemoteWorktree> {
+	const clone = await syncClone(connection, root, localRepo, base);
+	const dir = posix.join(root, "worktrees", id);
+	const branch = `cadre/${id}`;
+	await run(connection, `mkdir -p ${shq(posix.join(root, "worktrees"))} && git -C ${shq(clone)} worktree add -q -b ${shq(branch)} ${shq(dir)} ${shq(base)}`);
+	return { clone, dir, branch, base };
+}
+
+/** Commits what the child left uncommitted in its remote worktree; true when there was something. */
+export async function commitRemoteWork(connection: SshConnection, worktree: RemoteWorktree, id: string): Promise<boolean> {
+	const out = await run(connection, `cd ${shq(worktree.dir)} && git add -A && if git diff --cached --quiet; then echo clean; else git ${IDENTITY} commit -q -m ${shq(`cadre: uncommitted work of ${id}`)} && echo committed; fi`);
+	return out.toString().trim() === "committed";
+}
+
+/**
+ * Fetches `cadre/<id>` of the remote clone into `localRepo` as the local branch `cadre/<id>`
+ * (forced: the remote is where the child's work is). Returns the tip.
+ */
+export async function fetchRemoteBranch(connection: SshConnection, root: string, localRepo: string, id: string, base: string): Promise<string> {
+	const clone = clonePath(root, localRepo);
+	const branch = `cadre/${id}`;
+	const tip = (await run(connection, `git -C ${shq(clone)} rev-parse ${shq(`refs/heads/${branch}`)}`)).toString().trim();
+	if (tip === base || (await runGit(["cat-file", "-e", `${tip}^{commit}`], { cwd: localRepo })).code === 0) {
+		await gitOrThrow(["update-ref", `refs/heads/${branch}`, tip], { cwd: localRepo });
+		return tip;
+	}
+	const remote = posix.join(root, "tmp", `back-${id}.bundle`);
+	await run(connection, `git -C ${shq(clone)} bundle create -q ${shq(remote)} ${shq(`refs/heads/${branch}`)} ${shq(`^${base}`)}`);
+	const temp = mkdtempSync(join(tmpdir(), "cadre-bundle-"));
+	try {
+		const local = join(temp, "back.bundle");
+		await download(connection, remote, local);
+		if (!statSync(local).isFile()) throw new Error(`workspace bundle of ${branch} did not arrive`);
+		await gitOrThrow(["fetch", "-q", local, `+refs/heads/${branch}:refs/heads/${branch}`], { cwd: localRepo });
+	} finally {
+		rmSync(temp, { recursive: true, force: true });
+		await connection.exec(`rm -f ${shq(remote)}`).catch(() => {});
+	}
+	return tip;
+}
+
+/** Ends a child's remote work: commit what is left, bring it home as `cadre/<id>`. */
+export async function finishRemoteWorktree(connection: SshConnection, root: string, localRepo: string, id: string, worktree: RemoteWorktree): Promise<{ tip: string; committed: boolean }> {
+	const committed = await commitRemoteWork(connection, worktree, id);
+	const tip = await fetchRemoteBranch(connection, root, localRepo, id, worktree.base);
+	return { tip, committed };
+}
