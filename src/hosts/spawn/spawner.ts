@@ -20,6 +20,7 @@ import { recordWriter } from "../../runtime/run-store.ts";
 import { resultTool } from "../../runtime/structured-result.ts";
 import { chainRoot, createRunRegistry, type ProgressListener, type RunRecord, type RunRegistry, type RunRegistryOptions } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../isolation/worktree-hooks.ts";
+import { withRemoteWorkspaces } from "../../workspaces/remote-isolation.ts";
 import type { RunTelemetry } from "../../telemetry/telemetry.ts";
 import { SPAWN_TOOLS } from "./tool-names.ts";
 import { type ChildFactory, loadFor, type ParentSnapshot, planSpawn } from "./plan.ts";
@@ -116,7 +117,8 @@ function parentRegistry(options: SpawnerOptions, loaded: LoadResult | null, last
 		// Records go next to the transcripts (ADR 0068).
 		records: recordWriter(transcriptDir(initial, agentDir)),
 		earlier: options.earlier,
-		isolation: createWorktreeIsolation({
+		// Issue 25: runs placed on an SSH workspace get a remote worktree; the others the local hooks.
+		isolation: withRemoteWorkspaces(createWorktreeIsolation({
 			agentDir,
 			parentCwd: initial.cwd,
 			// Asked while the run is prepared, right after `startPlanned` re-read the files for this spawn.
@@ -124,7 +126,7 @@ function parentRegistry(options: SpawnerOptions, loaded: LoadResult | null, last
 			childCwd: (run) => run.plannedCwd,
 			touchedByParent: (since) => options.touchedByParent?.(since) ?? new Set(),
 			chainRoot: (id) => chainRoot(id, (run) => registry.get(run)),
-		}),
+		}), { settings: () => lastLoaded()?.settings ?? null, parentCwd: initial.cwd }),
 		emit: options.emit,
 		onTerminal: (run) => {
 			options.telemetry?.ended(run);
@@ -201,7 +203,7 @@ function childFactory(base: ChildSessionBase): ChildFactory {
 			forkFile: base.forkFile,
 			turnLimit: child.maxTurns,
 			resultTool: child.outputSchema ? resultTool(child.outputSchema) : null,
-			customTools: child.sandbox?.tools, // ADR 0150
+			customTools: child.remoteTools ?? child.sandbox?.tools, // ADR 0150; issue 25
 		});
 	};
 }
