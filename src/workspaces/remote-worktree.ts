@@ -8,6 +8,7 @@
  * repository as the local branch `cadre/<id>`, so `cadre worktrees list/apply` and the merge queue
  * treat it like any other. No system ssh and no git transport over SSH: only `git` on both ends.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, posix } from "node:path";
@@ -44,16 +45,35 @@ async function download(connection: SshConnection, remote: string, local: string
 	await new Promise<void>((resolve, reject) => sftp.fastGet(remote, local, (error) => (error ? reject(error) : resolve())));
 }
 
+/** Syncs of one clone in this process run one at a time (the second finds the commit there). */
+const syncing = new Map<string, Promise<unknown>>();
+
 /**
  * Brings the workspace's clone up to `commit` of `localRepo` (creating it the first time): a
  * bundle of what the clone's refs do not already have. Returns the clone's path.
  */
 export async function syncClone(connection: SshConnection, root: string, localRepo: string, commit: string): Promise<string> {
+	const key = `${connection.target.user}@${connection.target.host}:${connection.target.port}:${clonePath(root, localRepo)}`;
+	const before = syncing.get(key) ?? Promise.resolve();
+	const mine = before.catch(() => undefined).then(() => syncOnce(connection, root, localRepo, commit));
+	syncing.set(key, mine);
+	try {
+		return await mine;
+	} finally {
+		if (syncing.get(key) === mine) syncing.delete(key);
+	}
+}
+
+async function syncOnce(connection: SshConnection, root: string, localRepo: string, commit: string): Promise<string> {
 	const clone = clonePath(root, localRepo);
-	await run(connection, `mkdir -p ${shq(posix.join(root, "tmp"))} && { [ -d ${shq(clone)} ] || git init -q --bare ${shq(clone)}; }`);
-	const has = await connection.exec(`git -C ${shq(clone)} cat-file -e ${shq(`${commit}^{commit}`)}`);
-	if (has.code === 0) return clone;
-	const known = (await run(connection, `git -C ${shq(clone)} for-each-ref --format='%(objectname)'`)).toString().split("\n").filter(Boolean);
+	// one round trip: create the clone if missing, then say whether it has the commit, else its refs
+	const state = await run(
+		connection,
+		`mkdir -p ${shq(posix.join(root, "tmp"))} && { [ -d ${shq(clone)} ] || git init -q --bare ${shq(clone)}; } && if git -C ${shq(clone)} cat-file -e ${shq(`${commit}^{commit}`)} 2>/dev/null; then echo HAS; else git -C ${shq(clone)} for-each-ref --format='%(objectname)'; fi`,
+	);
+	const lines = state.toString().split("\n").filter(Boolean);
+	if (lines[0] === "HAS") return clone;
+	const known = [...new Set(lines)];
 	const exclude: string[] = [];
 	for (const sha of known) if ((await runGit(["cat-file", "-e", `${sha}^{commit}`], { cwd: localRepo })).code === 0) exclude.push(`^${sha}`);
 	const temp = mkdtempSync(join(tmpdir(), "cadre-bundle-"));
@@ -66,7 +86,7 @@ export async function syncClone(connection: SshConnection, root: string, localRe
 		} finally {
 			await runGit(["update-ref", "-d", ref], { cwd: localRepo });
 		}
-		const remote = posix.join(root, "tmp", `sync-${commit}-${process.pid}.bundle`);
+		const remote = posix.join(root, "tmp", `sync-${commit}-${process.pid}-${randomBytes(4).toString("hex")}.bundle`);
 		await upload(connection, bundle, remote);
 		await run(connection, `git -C ${shq(clone)} fetch -q ${shq(remote)} ${shq(`+${ref}:refs/cadre/base/${commit}`)}; code=$?; rm -f ${shq(remote)}; exit $code`);
 	} finally {
@@ -97,13 +117,15 @@ export async function commitRemoteWork(connection: SshConnection, worktree: Remo
 export async function fetchRemoteBranch(connection: SshConnection, root: string, localRepo: string, id: string, base: string): Promise<string> {
 	const clone = clonePath(root, localRepo);
 	const branch = `cadre/${id}`;
-	const tip = (await run(connection, `git -C ${shq(clone)} rev-parse ${shq(`refs/heads/${branch}`)}`)).toString().trim();
+	const remote = posix.join(root, "tmp", `back-${id}.bundle`);
+	// one round trip: the tip, and the bundle of what the branch has beyond the base (none when equal)
+	const out = (await run(connection, `tip=$(git -C ${shq(clone)} rev-parse ${shq(`refs/heads/${branch}`)}) && echo "$tip" && if [ "$tip" != ${shq(base)} ]; then git -C ${shq(clone)} bundle create -q ${shq(remote)} ${shq(`refs/heads/${branch}`)} ${shq(`^${base}`)}; fi`)).toString();
+	const tip = out.trim().split("\n")[0] ?? "";
 	if (tip === base || (await runGit(["cat-file", "-e", `${tip}^{commit}`], { cwd: localRepo })).code === 0) {
 		await gitOrThrow(["update-ref", `refs/heads/${branch}`, tip], { cwd: localRepo });
+		if (tip !== base) await connection.exec(`rm -f ${shq(remote)}`).catch(() => {});
 		return tip;
 	}
-	const remote = posix.join(root, "tmp", `back-${id}.bundle`);
-	await run(connection, `git -C ${shq(clone)} bundle create -q ${shq(remote)} ${shq(`refs/heads/${branch}`)} ${shq(`^${base}`)}`);
 	const temp = mkdtempSync(join(tmpdir(), "cadre-bundle-"));
 	try {
 		const local = join(temp, "back.bundle");

@@ -78,7 +78,7 @@ describe.skipIf(missing !== null)("cadre run on SSH workspaces", () => {
 		// each child counts the children running on its server while it runs (a folder per child)
 		server.setScript((request) =>
 			request.step === 0
-				? { toolCalls: [{ name: "bash", arguments: { command: `r=$(cd ../.. && pwd)/running; mkdir "$r/$$"; sleep 1; echo "count=$(ls "$r" | wc -l) root=$(cd ../.. && pwd)"; rmdir "$r/$$"` } }] }
+				? { toolCalls: [{ name: "bash", arguments: { command: `r=$(cd ../.. && pwd)/running; mkdir "$r/$$"; sleep 0.5; echo "count=$(ls "$r" | wc -l) root=$(cd ../.. && pwd)"; rmdir "$r/$$"` } }] }
 				: { text: request.lastText },
 		);
 		const file = join(world.root, "batch.jsonl");
