@@ -301,6 +301,8 @@ export interface WorkspaceSpec {
 	root: string;
 	/** How many children may run there at once. */
 	maxConcurrent: number;
+	/** How long the host may stay unreachable before a run fails `workspace-lost` (60). */
+	graceSeconds?: number;
 	/** `settings:path:line:col` of the entry. */
 	source: string;
 }

@@ -10,7 +10,7 @@ import type { Pos, RawField, RawValue } from "./raw.ts";
 import type { WorkspaceSpec } from "./types.ts";
 
 /** The keys of one workspace. */
-export const WORKSPACE_KEYS = ["type", "host", "port", "user", "identityFile", "knownHosts", "root", "maxConcurrent"];
+export const WORKSPACE_KEYS = ["type", "host", "port", "user", "identityFile", "knownHosts", "root", "maxConcurrent", "graceSeconds"];
 
 /** The name a definition uses for "no workspace": tools run on this machine. */
 export const LOCAL_WORKSPACE = "local";
@@ -41,9 +41,10 @@ function readWorkspace(entry: RawField, h: WorkspaceSettingsHelpers): WorkspaceS
 		if (key === "type") {
 			if (field.val.value === "ssh") out.type = "ssh";
 			else ok = fail(h, field.val, `${what}.type`, "is not ssh (the only workspace type)");
-		} else if (key === "port" || key === "maxConcurrent") {
-			const n = key === "port" ? whole(field.val, 1, 65535) : whole(field.val, 1, 64);
-			if (n === null) ok = fail(h, field.val, `${what}.${key}`, key === "port" ? "expects a port number" : "expects a whole number from 1 to 64");
+		} else if (key === "port" || key === "maxConcurrent" || key === "graceSeconds") {
+			const [min, max, expects] = key === "port" ? [1, 65535, "expects a port number"] : key === "maxConcurrent" ? [1, 64, "expects a whole number from 1 to 64"] : [1, 3600, "expects seconds from 1 to 3600"];
+			const n = whole(field.val, min as number, max as number);
+			if (n === null) ok = fail(h, field.val, `${what}.${key}`, expects as string);
 			else out[key] = n;
 		} else if (key === "host" || key === "user" || key === "identityFile" || key === "knownHosts" || key === "root") {
 			const value = text(field.val);

@@ -62,7 +62,7 @@ export function withRemoteWorkspaces(local: IsolationHooks, options: RemoteWorks
 			try {
 				const repo = (await gitOrThrow(["rev-parse", "--show-toplevel"], { cwd: options.parentCwd })).trim();
 				const base = (await gitOrThrow(["rev-parse", "HEAD"], { cwd: repo })).trim();
-				const child = await prepareRemoteChild({ name: placement.workspace, spec, localRepo: repo, base, id: run.id, localCwd: run.plannedCwd, tools: run.config.tools, link: options.link });
+				const child = await prepareRemoteChild({ name: placement.workspace, spec, localRepo: repo, base, id: run.id, localCwd: run.plannedCwd, tools: run.config.tools, link: { graceMs: (spec.graceSeconds ?? 60) * 1000, ...options.link } });
 				remoteRuns.set(run.id, child);
 				placements.set(run.id, placement);
 				return { cwd: null, report: { isolation: "worktree", workspace: placement.workspace, branch: child.worktree.branch, remoteWorktree: child.worktree.dir, base } };

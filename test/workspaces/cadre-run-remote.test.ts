@@ -5,7 +5,7 @@
  * batch of 12 over two workspaces keeps each one's maxConcurrent (counted by the runs themselves
  * at the servers).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatServer, startChatServer } from "../support/chat-server.ts";
@@ -66,6 +66,33 @@ describe.skipIf(missing !== null)("cadre run on SSH workspaces", () => {
 		expect(run.stderr).toContain("workspace-untrusted-host");
 		expect(run.stderr).toContain("never trusts a host key on first use");
 		expect(server.requests.length).toBe(before); // no model call: the child never started
+	}, 20_000);
+
+	it("fails the run workspace-lost when the server dies mid-run, keeps the remote work, and `cadre worktrees recover` fetches it", async () => {
+		const sshd = await startSshd();
+		servers.push(sshd);
+		const world = runWorld("run-remote-lost-", server.baseUrl, { git: true, files: { "agent/subagents.json": JSON.stringify({ workspaces: { box: { ...workspace(sshd), graceSeconds: 1 } } }), "agent/agents/remote.md": definition("box") } });
+		server.setScript((request) => {
+			if (request.step === 0) return { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "half done\n" } }] };
+			if (request.step === 1) {
+				setTimeout(() => void sshd.kill(), 1500); // while the command below runs
+				return { toolCalls: [{ name: "bash", arguments: { command: "sleep 20" } }] };
+			}
+			// the model would go on; the workspace's grace period ends first
+			return { text: `saw: ${request.lastText}`, hold: new Promise((r) => setTimeout(r, 5000)) };
+		});
+		const run = await cadre(world, ["run", "remote", "take notes", "--json"], { timeoutMs: 18_000 });
+		const result = JSON.parse(run.stdout);
+		expect(result.status, run.stderr).toBe("failed");
+		expect(result.error).toContain("workspace-lost");
+		expect(result.isolation).toMatchObject({ workspace: "box", kept: true });
+		expect(existsSync(join(sshd.root, "worktrees", result.id, "notes.txt"))).toBe(true);
+		expect(() => gitOut(world.project, ["rev-parse", "--verify", "-q", `cadre/${result.id}`])).toThrow();
+		await sshd.restart();
+		const recover = await cadre(world, ["worktrees", "recover"], { timeoutMs: 15_000 });
+		expect(recover.code, recover.stderr).toBe(0);
+		expect(recover.stdout).toContain(`fetched cadre/${result.id}`);
+		expect(gitOut(world.project, ["show", `cadre/${result.id}:notes.txt`])).toBe("half done\n");
 	}, 20_000);
 
 	it("spreads a batch of 12 over two workspaces, each one's maxConcurrent respected at its server", async () => {

@@ -21,6 +21,8 @@ describe("settings workspaces", () => {
 		expect(r.diagnostics).toEqual([]);
 		expect(r.settings.workspaces.build).toMatchObject({ ...box, source: expect.stringContaining("agent/subagents.json") });
 		expect(r.settings.workspaces.small).toMatchObject({ port: 22, maxConcurrent: 2 });
+		expect(r.settings.workspaces.small?.graceSeconds).toBeUndefined();
+		expect(layout(user({ workspaces: { g: { ...box, graceSeconds: 5 } } })).load().settings.workspaces.g?.graceSeconds).toBe(5);
 	});
 
 	it("never uses an untrusted project's workspace: a warning at its key; a trusted project's counts", () => {
