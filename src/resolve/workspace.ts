@@ -48,3 +48,8 @@ export function resolveWorkspace(ctx: ResolutionContext): TraceEntry {
 	}
 	return { ...trace, value: names };
 }
+
+/** The remote workspaces among a resolved `workspace` value (none: the child runs here). */
+export function remoteNames(value: unknown): string[] {
+	return Array.isArray(value) ? value.filter((name): name is string => typeof name === "string" && name !== LOCAL_WORKSPACE) : [];
+}

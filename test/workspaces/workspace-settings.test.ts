@@ -88,3 +88,27 @@ describe("resolving workspace", () => {
 		expect(renderExplain(output)).toMatch(/workspace\s+a\s/);
 	});
 });
+
+describe("the sandbox on SSH workspaces (not applied there yet)", () => {
+	const platform = { available: true, reason: null, hint: "" };
+	it("never counts a remote child as sandboxed: a read-only child gets no bash", () => {
+		const reader = entry("definition", { name: "reader", keys: { capability: "read-only", tools: ["read", "grep", "bash"], workspace: ["a"] } });
+		const local = entry("definition", { name: "reader-here", keys: { capability: "read-only", tools: ["read", "grep", "bash"] } });
+		const files = withWorkspaces({ definitions: [reader, local] });
+		const here = resolve(input({ type: "reader-here", loaded: files, parent: { ...input().parent, sandbox: platform } }));
+		expect(here.config?.sandboxed).toBe(true);
+		expect(here.config?.tools).toContain("bash");
+		const remote = resolve(input({ type: "reader", loaded: files, parent: { ...input().parent, sandbox: platform } }));
+		expect(remote.refused).toBeNull();
+		expect(remote.config?.sandboxed).toBe(false);
+		expect(remote.config?.tools).not.toContain("bash");
+		expect(remote.diagnostics.map((d) => d.message).join("\n")).toContain("not applied on SSH workspaces (a)");
+	});
+
+	it("refuses sandbox: required on a remote workspace", () => {
+		const strict = entry("definition", { name: "strict", keys: { sandbox: "required", workspace: ["a"] } });
+		const result = resolve(input({ type: "strict", loaded: withWorkspaces({ definitions: [strict] }), parent: { ...input().parent, sandbox: platform } }));
+		expect(result.refused?.code).toBe("sandbox-unavailable");
+		expect(result.refused?.message).toContain("SSH workspaces");
+	});
+});
