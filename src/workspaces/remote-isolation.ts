@@ -8,6 +8,8 @@
  * to the local hooks untouched.
  */
 import { gitOrThrow } from "../isolation/git.ts";
+import { commitUncommitted } from "../isolation/uncommitted.ts";
+import { commitIdentityEnv } from "../isolation/worktree.ts";
 import type { Settings } from "../files/types.ts";
 import { LOCAL_WORKSPACE } from "../files/workspace-settings.ts";
 import type { IsolationHooks, RunRecord, TerminalState } from "../runtime/runs.ts";
@@ -44,6 +46,11 @@ function placerFor(settings: Settings, placers: Map<string, WorkspacePlacer>): W
 	return placer;
 }
 
+async function uncommittedBase(repo: string, head: string, runId: string): Promise<string> {
+	const gitDir = (await gitOrThrow(["rev-parse", "--absolute-git-dir"], { cwd: repo })).trim();
+	return commitUncommitted({ root: repo, gitDir, head, runId, env: await commitIdentityEnv(repo) });
+}
+
 /** Wraps the local isolation hooks with SSH workspaces. */
 export function withRemoteWorkspaces(local: IsolationHooks, options: RemoteWorkspacesOptions): IsolationHooks {
 	const placers = new Map<string, WorkspacePlacer>();
@@ -61,7 +68,9 @@ export function withRemoteWorkspaces(local: IsolationHooks, options: RemoteWorks
 			}
 			try {
 				const repo = (await gitOrThrow(["rev-parse", "--show-toplevel"], { cwd: options.parentCwd })).trim();
-				const base = (await gitOrThrow(["rev-parse", "HEAD"], { cwd: repo })).trim();
+				const head = (await gitOrThrow(["rev-parse", "HEAD"], { cwd: repo })).trim();
+				// copy_uncommitted (ADR 0087): the parent's uncommitted work as a base commit, made here, synced like any
+				const base = run.config.copyUncommitted ? await uncommittedBase(repo, head, run.id) : head;
 				const child = await prepareRemoteChild({ name: placement.workspace, spec, localRepo: repo, base, id: run.id, localCwd: run.plannedCwd, tools: run.config.tools, link: { graceMs: (spec.graceSeconds ?? 60) * 1000, ...options.link } });
 				remoteRuns.set(run.id, child);
 				placements.set(run.id, placement);

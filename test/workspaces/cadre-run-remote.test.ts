@@ -57,6 +57,27 @@ describe.skipIf(missing !== null)("cadre run on SSH workspaces", () => {
 		expect(gitOut(world.project, ["status", "--porcelain"])).toBe("");
 	}, 20_000);
 
+	it("starts from the parent's uncommitted work with copy_uncommitted (a base commit synced like any)", async () => {
+		const [box] = servers as [TestSshd];
+		const world = runWorld("run-remote-dirty-", server.baseUrl, {
+			git: true,
+			files: { "agent/subagents.json": JSON.stringify({ workspaces: { box: workspace(box) } }), "agent/agents/remote.md": definition("box").replace("workspace:", "isolation: worktree\nworkspace:") },
+		});
+		writeFileSync(join(world.project, "README.md"), "# changed, not committed\n");
+		writeFileSync(join(world.project, "extra.txt"), "untracked\n");
+		server.setScript((request) => (request.step === 0 ? { toolCalls: [{ name: "bash", arguments: { command: "cat README.md extra.txt" } }] } : { text: request.lastText }));
+		const file = join(world.root, "one.jsonl");
+		writeFileSync(file, `${JSON.stringify({ type: "remote", prompt: "look", copy_uncommitted: true })}\n`);
+		const run = await cadre(world, ["run", "--batch", file, "--json"], { timeoutMs: 18_000 });
+		expect(run.code, run.stderr).toBe(0);
+		const [result] = run.stdout.trim().split("\n").map((line) => JSON.parse(line));
+		expect(result.text).toContain("# changed, not committed");
+		expect(result.text).toContain("untracked");
+		expect(gitOut(world.project, ["log", "--format=%B", "-1", `cadre/${result.id}`])).toContain(`Cadre-Uncommitted-Base: ${result.id}`);
+		// the parent's files are as they were
+		expect(gitOut(world.project, ["status", "--porcelain"])).toContain("README.md");
+	}, 20_000);
+
 	it("refuses the spawn workspace-untrusted-host when the host key is not the known one", async () => {
 		const [box] = servers as [TestSshd];
 		const world = runWorld("run-remote-bad-", server.baseUrl, { git: true, files: { "agent/subagents.json": JSON.stringify({ workspaces: { box: workspace(box, 2, box.wrongKnownHosts) } }), "agent/agents/remote.md": definition("box") } });
