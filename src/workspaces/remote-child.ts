@@ -9,7 +9,7 @@ import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { WorkspaceSpec } from "../files/types.ts";
 import { remoteTools } from "../runtime/pi/remote-tools.ts";
 import { remoteOps } from "./remote-fs.ts";
-import { commitRemoteWork, createRemoteWorktree, fetchRemoteBranch, finishRemoteWorktree, type RemoteWorktree } from "./remote-worktree.ts";
+import { commitRemoteWork, createRemoteWorktree, fetchRemoteBranch, finishRemoteWorktree, markRemoteStart, type RemoteWorktree, remoteEscapes } from "./remote-worktree.ts";
 import type { SshTarget, WorkspaceError } from "./ssh-connection.ts";
 import { openWorkspaceLink, type WorkspaceLink, type WorkspaceLinkOptions } from "./workspace-link.ts";
 
@@ -37,8 +37,8 @@ export interface RemoteChild {
 	tools: ToolDefinition[];
 	/** Settles `workspace-lost` when the host stays away past the grace period. */
 	lost: Promise<WorkspaceError>;
-	/** Commits what the child left and fetches `cadre/<id>` home. */
-	finish(): Promise<{ branch: string; tip: string; committed: boolean }>;
+	/** Commits what the child left and fetches `cadre/<id>` home; `escaped`: the remote escape check. */
+	finish(): Promise<{ branch: string; tip: string; committed: boolean; escaped: string[] }>;
 	dispose(): void;
 }
 
@@ -52,6 +52,7 @@ export async function prepareRemoteChild(options: RemoteChildOptions): Promise<R
 	const link = await openWorkspaceLink(sshTarget(options.name, options.spec), options.link);
 	try {
 		const worktree = await createRemoteWorktree(await link.connection(), options.spec.root, options.localRepo, options.id, options.base);
+		await markRemoteStart(await link.connection(), options.spec.root, options.id);
 		const ops = remoteOps(() => link.connection(), { remoteDir: worktree.dir, localCwd: options.localCwd });
 		return {
 			link,
@@ -59,8 +60,10 @@ export async function prepareRemoteChild(options: RemoteChildOptions): Promise<R
 			tools: remoteTools({ tools: options.tools, ops, workspace: options.name }),
 			lost: link.lost,
 			async finish() {
-				const done = await finishRemoteWorktree(await link.connection(), options.spec.root, options.localRepo, options.id, worktree);
-				return { branch: worktree.branch, ...done };
+				const connection = await link.connection();
+				const escaped = await remoteEscapes(connection, options.spec.root, worktree, options.id);
+				const done = await finishRemoteWorktree(connection, options.spec.root, options.localRepo, options.id, worktree);
+				return { branch: worktree.branch, ...done, escaped };
 			},
 			dispose: () => link.close(),
 		};

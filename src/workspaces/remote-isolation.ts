@@ -90,7 +90,8 @@ export function withRemoteWorkspaces(local: IsolationHooks, options: RemoteWorks
 			try {
 				if (child.link.isLost) return { ...report, kept: true, error: (await child.lost).message };
 				const done = await child.finish();
-				return { ...report, branch: done.branch, tip: done.tip, committedLeftovers: done.committed };
+				const escapeWarning = done.escaped.length > 0 ? `the child changed files on the workspace outside its worktree: ${done.escaped.join(", ")}` : null;
+				return { ...report, branch: done.branch, tip: done.tip, committedLeftovers: done.committed, escapedPaths: done.escaped, escapeWarning };
 			} catch (error) {
 				return { ...report, kept: true, error: `${error instanceof Error ? error.message : String(error)}; the remote worktree is kept — \`cadre worktrees recover\` fetches it later` };
 			} finally {

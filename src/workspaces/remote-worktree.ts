@@ -145,3 +145,28 @@ export async function finishRemoteWorktree(connection: SshConnection, root: stri
 	const tip = await fetchRemoteBranch(connection, root, localRepo, id, worktree.base);
 	return { tip, committed };
 }
+
+/** The marker file the remote escape check compares modification times with. */
+function startMarker(root: string, id: string): string {
+	return posix.join(root, "tmp", `start-${id}`);
+}
+
+/** Marks the start of a run on the workspace, for {@link remoteEscapes}. */
+export async function markRemoteStart(connection: SshConnection, root: string, id: string): Promise<void> {
+	await run(connection, `mkdir -p ${shq(posix.join(root, "tmp"))} && touch ${shq(startMarker(root, id))}`);
+}
+
+/**
+ * The remote escape check (issue 25): files under the workspace's `root` changed since the run's
+ * start outside every run's worktree — beside them, in the clone's own files — leaving out what git
+ * writes for runs (objects, refs, logs, worktree admin dirs) and cadre's temp files. Runs share the
+ * workspace, so a write into another run's worktree cannot be told from that run's own work and is
+ * not flagged; and only `root` is looked at, not the rest of the remote machine.
+ */
+export async function remoteEscapes(connection: SshConnection, root: string, worktree: RemoteWorktree, id: string): Promise<string[]> {
+	const marker = startMarker(root, id);
+	const prune = [posix.join(root, "tmp"), posix.join(worktree.clone, "objects"), posix.join(worktree.clone, "refs"), posix.join(worktree.clone, "logs"), posix.join(worktree.clone, "worktrees")];
+	const pruned = [`-path ${shq(posix.join(root, "worktrees", "*"))} -type d -prune`, ...prune.map((p) => `-path ${shq(p)} -prune`)].join(" -o ");
+	const out = await run(connection, `[ -e ${shq(marker)} ] || exit 0; find ${shq(root)} \\( ${pruned} \\) -o -type f -newer ${shq(marker)} -print | grep -v -E '/(packed-refs|ORIG_HEAD|FETCH_HEAD|HEAD|index|config)$' | head -n 50; rm -f ${shq(marker)}`);
+	return out.toString().split("\n").filter(Boolean);
+}

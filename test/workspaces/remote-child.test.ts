@@ -73,7 +73,7 @@ describe.skipIf(missing !== null)("a child on an SSH workspace", () => {
 				if (turn.agent !== "editor") return fauxAssistantMessage("not mine");
 				if (turn.step > 0) results.push(turn.lastText);
 				if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("edit", { path: "app.txt", edits: [{ oldText: "hello", newText: "hello from afar" }] })], { stopReason: "toolUse" });
-				if (turn.step === 1) return fauxAssistantMessage([fauxToolCall("bash", { command: "cat app.txt && uname -s > built.txt && echo ran-remotely" })], { stopReason: "toolUse" });
+				if (turn.step === 1) return fauxAssistantMessage([fauxToolCall("bash", { command: "cat app.txt && uname -s > built.txt && echo leak > ../leak.txt && echo ran-remotely" })], { stopReason: "toolUse" });
 				return fauxAssistantMessage("done");
 			}) as never,
 		);
@@ -88,6 +88,8 @@ describe.skipIf(missing !== null)("a child on an SSH workspace", () => {
 		const done = await child.finish();
 		child.dispose();
 		expect(done.branch).toBe("cadre/run1");
+		// the escape check on the remote: bash wrote beside the worktree
+		expect(done.escaped).toEqual([join(sshd.root, "worktrees", "leak.txt")]);
 		expect(git(parent, "show", "cadre/run1:app.txt")).toBe("hello from afar");
 		expect(git(parent, "show", "cadre/run1:built.txt")).toBe("Linux");
 		expect(git(parent, "merge-base", "main", "cadre/run1")).toBe(head);
