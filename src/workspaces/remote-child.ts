@@ -9,7 +9,7 @@ import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { WorkspaceSpec } from "../files/types.ts";
 import { remoteTools } from "../runtime/pi/remote-tools.ts";
 import { remoteOps } from "./remote-fs.ts";
-import { commitRemoteWork, createRemoteWorktree, fetchRemoteBranch, finishRemoteWorktree, markRemoteStart, type RemoteWorktree, remoteEscapes } from "./remote-worktree.ts";
+import { commitRemoteWork, createRemoteWorktree, fetchRemoteBranch, finishRemoteWorktree, type RemoteWorktree } from "./remote-worktree.ts";
 import type { SshTarget, WorkspaceError } from "./ssh-connection.ts";
 import { openWorkspaceLink, type WorkspaceLink, type WorkspaceLinkOptions } from "./workspace-link.ts";
 
@@ -52,7 +52,6 @@ export async function prepareRemoteChild(options: RemoteChildOptions): Promise<R
 	const link = await openWorkspaceLink(sshTarget(options.name, options.spec), options.link);
 	try {
 		const worktree = await createRemoteWorktree(await link.connection(), options.spec.root, options.localRepo, options.id, options.base);
-		await markRemoteStart(await link.connection(), options.spec.root, options.id);
 		const ops = remoteOps(() => link.connection(), { remoteDir: worktree.dir, localCwd: options.localCwd });
 		return {
 			link,
@@ -60,10 +59,8 @@ export async function prepareRemoteChild(options: RemoteChildOptions): Promise<R
 			tools: remoteTools({ tools: options.tools, ops, workspace: options.name }),
 			lost: link.lost,
 			async finish() {
-				const connection = await link.connection();
-				const escaped = await remoteEscapes(connection, options.spec.root, worktree, options.id);
-				const done = await finishRemoteWorktree(connection, options.spec.root, options.localRepo, options.id, worktree);
-				return { branch: worktree.branch, ...done, escaped };
+				const done = await finishRemoteWorktree(await link.connection(), options.spec.root, options.localRepo, options.id, worktree);
+				return { branch: worktree.branch, ...done };
 			},
 			dispose: () => link.close(),
 		};

@@ -100,7 +100,8 @@ export async function createRemoteWorktree(connection: SshConnection, root: stri
 	const clone = await syncClone(connection, root, localRepo, base);
 	const dir = posix.join(root, "worktrees", id);
 	const branch = `cadre/${id}`;
-	await run(connection, `mkdir -p ${shq(posix.join(root, "worktrees"))} && git -C ${shq(clone)} worktree add -q -b ${shq(branch)} ${shq(dir)} ${shq(base)}`);
+	// the escape check's start marker is set in the same round trip, once the worktree is there
+	await run(connection, `mkdir -p ${shq(posix.join(root, "worktrees"))} && git -C ${shq(clone)} worktree add -q -b ${shq(branch)} ${shq(dir)} ${shq(base)} && touch ${shq(startMarker(root, id))}`);
 	return { clone, dir, branch, base };
 }
 
@@ -110,6 +111,31 @@ export async function commitRemoteWork(connection: SshConnection, worktree: Remo
 	return out.toString().trim() === "committed";
 }
 
+/** A script printing `TIP <sha>` of `cadre/<id>` and bundling what it has beyond the base (none when equal). */
+function tipScript(clone: string, branch: string, base: string, bundle: string): string {
+	return `tip=$(git -C ${shq(clone)} rev-parse ${shq(`refs/heads/${branch}`)}) && echo "TIP $tip" && if [ "$tip" != ${shq(base)} ]; then git -C ${shq(clone)} bundle create -q ${shq(bundle)} ${shq(`refs/heads/${branch}`)} ${shq(`^${base}`)}; fi`;
+}
+
+/** Sets the local `cadre/<id>` to `tip`, downloading and fetching the bundle when the commits are not here. */
+async function bringHome(connection: SshConnection, localRepo: string, branch: string, base: string, tip: string, bundle: string): Promise<void> {
+	const cleanup = () => void connection.exec(`rm -f ${shq(bundle)}`).catch(() => {});
+	if (tip === base || (await runGit(["cat-file", "-e", `${tip}^{commit}`], { cwd: localRepo })).code === 0) {
+		await gitOrThrow(["update-ref", `refs/heads/${branch}`, tip], { cwd: localRepo });
+		if (tip !== base) cleanup();
+		return;
+	}
+	const temp = mkdtempSync(join(tmpdir(), "cadre-bundle-"));
+	try {
+		const local = join(temp, "back.bundle");
+		await download(connection, bundle, local);
+		if (!statSync(local).isFile()) throw new Error(`workspace bundle of ${branch} did not arrive`);
+		await gitOrThrow(["fetch", "-q", local, `+refs/heads/${branch}:refs/heads/${branch}`], { cwd: localRepo });
+	} finally {
+		rmSync(temp, { recursive: true, force: true });
+		cleanup();
+	}
+}
+
 /**
  * Fetches `cadre/<id>` of the remote clone into `localRepo` as the local branch `cadre/<id>`
  * (forced: the remote is where the child's work is). Returns the tip.
@@ -117,33 +143,29 @@ export async function commitRemoteWork(connection: SshConnection, worktree: Remo
 export async function fetchRemoteBranch(connection: SshConnection, root: string, localRepo: string, id: string, base: string): Promise<string> {
 	const clone = clonePath(root, localRepo);
 	const branch = `cadre/${id}`;
-	const remote = posix.join(root, "tmp", `back-${id}.bundle`);
-	// one round trip: the tip, and the bundle of what the branch has beyond the base (none when equal)
-	const out = (await run(connection, `tip=$(git -C ${shq(clone)} rev-parse ${shq(`refs/heads/${branch}`)}) && echo "$tip" && if [ "$tip" != ${shq(base)} ]; then git -C ${shq(clone)} bundle create -q ${shq(remote)} ${shq(`refs/heads/${branch}`)} ${shq(`^${base}`)}; fi`)).toString();
-	const tip = out.trim().split("\n")[0] ?? "";
-	if (tip === base || (await runGit(["cat-file", "-e", `${tip}^{commit}`], { cwd: localRepo })).code === 0) {
-		await gitOrThrow(["update-ref", `refs/heads/${branch}`, tip], { cwd: localRepo });
-		if (tip !== base) await connection.exec(`rm -f ${shq(remote)}`).catch(() => {});
-		return tip;
-	}
-	const temp = mkdtempSync(join(tmpdir(), "cadre-bundle-"));
-	try {
-		const local = join(temp, "back.bundle");
-		await download(connection, remote, local);
-		if (!statSync(local).isFile()) throw new Error(`workspace bundle of ${branch} did not arrive`);
-		await gitOrThrow(["fetch", "-q", local, `+refs/heads/${branch}:refs/heads/${branch}`], { cwd: localRepo });
-	} finally {
-		rmSync(temp, { recursive: true, force: true });
-		await connection.exec(`rm -f ${shq(remote)}`).catch(() => {});
-	}
+	const bundle = posix.join(root, "tmp", `back-${id}.bundle`);
+	const out = (await run(connection, tipScript(clone, branch, base, bundle))).toString();
+	const tip = /^TIP (\S+)/m.exec(out)?.[1] ?? "";
+	await bringHome(connection, localRepo, branch, base, tip, bundle);
 	return tip;
 }
 
-/** Ends a child's remote work: commit what is left, bring it home as `cadre/<id>`. */
-export async function finishRemoteWorktree(connection: SshConnection, root: string, localRepo: string, id: string, worktree: RemoteWorktree): Promise<{ tip: string; committed: boolean }> {
-	const committed = await commitRemoteWork(connection, worktree, id);
-	const tip = await fetchRemoteBranch(connection, root, localRepo, id, worktree.base);
-	return { tip, committed };
+/**
+ * Ends a child's remote work in one round trip — the escape check, a commit of what it left, the
+ * tip and its bundle — then brings it home as `cadre/<id>`.
+ */
+export async function finishRemoteWorktree(connection: SshConnection, root: string, localRepo: string, id: string, worktree: RemoteWorktree): Promise<{ tip: string; committed: boolean; escaped: string[] }> {
+	const bundle = posix.join(root, "tmp", `back-${id}.bundle`);
+	const script = [
+		`${escapeScript(root, worktree, id)} | sed 's/^/ESC /'`,
+		`cd ${shq(worktree.dir)} && git add -A && if git diff --cached --quiet; then echo CLEAN; else git ${IDENTITY} commit -q -m ${shq(`cadre: uncommitted work of ${id}`)} && echo COMMITTED; fi`,
+		tipScript(worktree.clone, worktree.branch, worktree.base, bundle),
+	].join(" && ");
+	const out = (await run(connection, `{ ${script}; }`)).toString();
+	const tip = /^TIP (\S+)/m.exec(out)?.[1] ?? "";
+	const escaped = [...out.matchAll(/^ESC (.+)$/gm)].map((m) => m[1] as string);
+	await bringHome(connection, localRepo, worktree.branch, worktree.base, tip, bundle);
+	return { tip, committed: /^COMMITTED$/m.test(out), escaped };
 }
 
 /** The marker file the remote escape check compares modification times with. */
@@ -151,22 +173,21 @@ function startMarker(root: string, id: string): string {
 	return posix.join(root, "tmp", `start-${id}`);
 }
 
-/** Marks the start of a run on the workspace, for {@link remoteEscapes}. */
-export async function markRemoteStart(connection: SshConnection, root: string, id: string): Promise<void> {
-	await run(connection, `mkdir -p ${shq(posix.join(root, "tmp"))} && touch ${shq(startMarker(root, id))}`);
-}
-
 /**
- * The remote escape check (issue 25): files under the workspace's `root` changed since the run's
+ * The remote escape check (issue 25), as a script: files under the workspace's `root` changed since the run's
  * start outside every run's worktree — beside them, in the clone's own files — leaving out what git
  * writes for runs (objects, refs, logs, worktree admin dirs) and cadre's temp files. Runs share the
  * workspace, so a write into another run's worktree cannot be told from that run's own work and is
  * not flagged; and only `root` is looked at, not the rest of the remote machine.
  */
-export async function remoteEscapes(connection: SshConnection, root: string, worktree: RemoteWorktree, id: string): Promise<string[]> {
+function escapeScript(root: string, worktree: RemoteWorktree, id: string): string {
 	const marker = startMarker(root, id);
 	const prune = [posix.join(root, "tmp"), posix.join(worktree.clone, "objects"), posix.join(worktree.clone, "refs"), posix.join(worktree.clone, "logs"), posix.join(worktree.clone, "worktrees")];
 	const pruned = [`-path ${shq(posix.join(root, "worktrees", "*"))} -type d -prune`, ...prune.map((p) => `-path ${shq(p)} -prune`)].join(" -o ");
-	const out = await run(connection, `[ -e ${shq(marker)} ] || exit 0; find ${shq(root)} \\( ${pruned} \\) -o -type f -newer ${shq(marker)} -print | grep -v -E '/(packed-refs|ORIG_HEAD|FETCH_HEAD|HEAD|index|config)$' | head -n 50; rm -f ${shq(marker)}`);
-	return out.toString().split("\n").filter(Boolean);
+	return `{ if [ -e ${shq(marker)} ]; then find ${shq(root)} \\( ${pruned} \\) -o -type f -newer ${shq(marker)} -print | grep -v -E '/(packed-refs|ORIG_HEAD|FETCH_HEAD|HEAD|index|config)$' | head -n 50; rm -f ${shq(marker)}; fi; }`;
+}
+
+/** The remote escape check on its own (see {@link escapeScript}). */
+export async function remoteEscapes(connection: SshConnection, root: string, worktree: RemoteWorktree, id: string): Promise<string[]> {
+	return (await run(connection, escapeScript(root, worktree, id))).toString().split("\n").filter(Boolean);
 }

@@ -121,7 +121,7 @@ describe.skipIf(missing !== null)("cadre run on SSH workspaces", () => {
 		for (const sshd of servers) mkdirSync(join(sshd.root, "running"), { recursive: true });
 		const world = runWorld("run-remote-batch-", server.baseUrl, {
 			git: true,
-			files: { "agent/subagents.json": JSON.stringify({ maxConcurrent: 8, workspaces: { a: workspace(a, 2), b: workspace(b, 3) } }), "agent/agents/remote.md": definition("a, b") },
+			files: { "agent/subagents.json": JSON.stringify({ maxConcurrent: 8, workspaces: { a: workspace(a, 3), b: workspace(b, 4) } }), "agent/agents/remote.md": definition("a, b") },
 		});
 		// each child counts the children running on its server while it runs (a folder per child)
 		server.setScript((request) =>
@@ -136,7 +136,7 @@ describe.skipIf(missing !== null)("cadre run on SSH workspaces", () => {
 		const results = run.stdout.trim().split("\n").map((line) => JSON.parse(line)).slice(0, -1);
 		expect(results).toHaveLength(12);
 		const seen = results.map((r) => ({ workspace: r.isolation?.workspace as string, count: Number(/count=(\d+)/.exec(r.text)?.[1]), root: /root=(\S+)/.exec(r.text)?.[1] }));
-		for (const [name, sshd, max] of [["a", a, 2], ["b", b, 3]] as const) {
+		for (const [name, sshd, max] of [["a", a, 3], ["b", b, 4]] as const) {
 			const here = seen.filter((s) => s.workspace === name);
 			expect(here.length).toBeGreaterThan(0);
 			expect(here.every((s) => s.root === sshd.root)).toBe(true);
