@@ -81,6 +81,7 @@ describe.skipIf(missing !== null)("remote worktrees over a real sshd", () => {
 		const running = new Promise<void>((r) => (started = r));
 		const inFlight = ops.exec("echo started; sleep 30", ".", { onData: (d) => String(d).includes("started") && started() });
 		await running;
+		inFlight.catch(() => {}); // handled from here on: the kill below rejects it
 		await sshd.kill();
 		await expect(inFlight).rejects.toThrow(/the SSH connection was lost/);
 		await expect(ops.readFile("work.txt")).rejects.toMatchObject({ code: "workspace-disconnected", message: expect.stringContaining("this tool call did not run") });

@@ -49,6 +49,7 @@ describe.skipIf(missing !== null)("SSH connection to a real sshd", () => {
 		const running = new Promise<void>((r) => (started = r));
 		const pending = connection.exec("echo started; sleep 30", { onData: (d) => String(d).includes("started") && started() });
 		await running;
+		pending.catch(() => {}); // handled from here on: the kill below rejects it
 		await sshd.kill();
 		await expect(pending).rejects.toMatchObject({ code: "workspace-disconnected", message: expect.stringContaining("the SSH connection was lost") });
 		await expect(connection.exec("true")).rejects.toMatchObject({ code: "workspace-disconnected" });
