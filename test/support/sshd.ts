@@ -21,6 +21,12 @@ export function sshdMissing(): string | null {
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "ENOENT") return "ssh-keygen is not on PATH";
 	}
+	// sshd checks its privilege-separation directory exists even when it runs as a normal user
+	try {
+		if (!existsSync("/run/sshd")) mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
+	} catch (error) {
+		return `/run/sshd is missing and cannot be created (${(error as Error).message}); create it as root`;
+	}
 	return null;
 }
 
@@ -138,8 +144,6 @@ export async function startSshd(): Promise<TestSshd> {
 			"",
 		].join("\n"),
 	);
-	// sshd checks its privilege-separation directory exists even when it runs as a normal user.
-	if (!existsSync("/run/sshd")) mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
 	const root = join(dir, "remote");
 	mkdirSync(root);
 	let child: ChildProcess | null = null;
