@@ -15,7 +15,7 @@ import {
 	createWriteToolDefinition,
 	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
-import type { RemoteOps } from "../../workspaces/remote-fs.ts";
+import { type RemoteOps, remotePath } from "../../workspaces/remote-fs.ts";
 
 /** What the remote tools of one child are built from. */
 export interface RemoteToolsOptions {
@@ -55,7 +55,8 @@ export function remoteTools(options: RemoteToolsOptions): ToolDefinition[] {
 		add({ ...tool, description: `${tool.description}\n\nRuns on the SSH workspace ${workspace}, in ${cwd}.` });
 	}
 	if (wanted.has("read")) {
-		add(createReadToolDefinition(cwd, { operations: { readFile: (p) => ops.readFile(p), access: (p) => ops.access(p), detectImageMimeType: (p) => imageType(ops, p) } }));
+		// access is judged by the read itself (one round trip instead of two; a missing file fails there)
+		add(createReadToolDefinition(cwd, { operations: { readFile: (p) => ops.readFile(p), access: async (p) => void remotePath(ops.dir, p), detectImageMimeType: (p) => imageType(ops, p) } }));
 	}
 	if (wanted.has("write")) add(createWriteToolDefinition(cwd, { operations: { writeFile: (p, c) => ops.writeFile(p, c), mkdir: (d) => ops.mkdir(d) } }));
 	if (wanted.has("edit")) {
