@@ -153,6 +153,22 @@ const SUBAGENTS: Checker = (raw) => {
 };
 
 /**
+ * `workspace` (issue 25): the settings `workspaces` a child may run on — a name or a list (a comma
+ * string too); `local` is this machine. Names are checked against the settings at spawn
+ * (`workspace-unknown`), where the settings are known.
+ */
+const WORKSPACE: Checker = (raw) => {
+	const words = typeof raw.value === "string" ? raw.value.split(",") : Array.isArray(raw.value) ? raw.value : null;
+	if (words === null || words.length === 0) return { ok: false, message: "expects a workspace name or a list of names (settings `workspaces`, or `local`)" };
+	const names: string[] = [];
+	for (const word of words) {
+		if (typeof word !== "string" || word.trim() === "") return { ok: false, message: "expects workspace names; an entry is not a name" };
+		if (!names.includes(nameKey(word.trim()))) names.push(nameKey(word.trim()));
+	}
+	return { ok: true, value: names };
+};
+
+/**
  * `budget` (issue 22): `{ tokens, cost, time }`. A dimension that cannot be read rejects the key,
  * pointed at that dimension: the resolver then refuses the spawn rather than run it with a larger
  * budget than the file asked for.
@@ -323,13 +339,14 @@ export const KEY_SPECS: Record<EntryKind, Record<string, KeySpec>> = {
 			subagents: SUBAGENTS,
 			budget: BUDGET,
 			verify: VERIFY,
+			workspace: WORKSPACE,
 		},
 		THINKING_SYNONYMS,
 		// Two spellings of one key: the schema inline or in a file (both in one file repeat the key).
 		{ output_schema_file: { canonical: "output_schema", check: OUTPUT_SCHEMA_FILE } },
 	),
 	role: table(
-		{ description: TEXT, capability: CAPABILITY, model: MODEL, thinking: THINKING, isolation: ISOLATION, sandbox: SANDBOX, prompt_file: fileChecker(), subagents: SUBAGENTS, budget: BUDGET, verify: VERIFY },
+		{ description: TEXT, capability: CAPABILITY, model: MODEL, thinking: THINKING, isolation: ISOLATION, sandbox: SANDBOX, prompt_file: fileChecker(), subagents: SUBAGENTS, budget: BUDGET, verify: VERIFY, workspace: WORKSPACE },
 		{ ...THINKING_SYNONYMS, default_capability_mode: "capability", default_isolation: "isolation" },
 	),
 	persona: table(

@@ -12,6 +12,7 @@ import { showValue, validateLayer } from "./keys.ts";
 import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CEILING, readFileUnder, readProblemDiagnostic } from "./read-confined.ts";
 import { type Pos, parseYamlMapping, type RawField, type RawValue } from "./raw.ts";
 import { applySandboxSettings, defaultSandboxSettings } from "./sandbox-settings.ts";
+import { applyWorkspaceSettings } from "./workspace-settings.ts";
 import { suggestKey } from "./suggest.ts";
 import type { EntryLayer, Scope, Settings, ToolKind, WorktreeInclude } from "./types.ts";
 
@@ -75,6 +76,7 @@ const TOP_KEYS = [
 	"maxDepth",
 	"budget",
 	"sandbox",
+	"workspaces",
 ];
 
 const WIDGET_MODES = ["background", "all", "off"] as const;
@@ -103,6 +105,7 @@ export function defaultSettings(): Settings {
 		budget: emptyBudgetSettings(),
 		telemetry: { otlp: null },
 		sandbox: defaultSandboxSettings(),
+		workspaces: nameRecord(),
 		files: [],
 	};
 }
@@ -400,6 +403,13 @@ const SECTIONS: Record<string, (a: FileApply, field: RawField) => void> = {
 			untrusted: a.untrusted,
 			src: a.src,
 			unknown: (entry, known) => a.diagnostics.push(unknown(a.file, entry, known, "sandbox")),
+		}),
+	workspaces: (a, field) =>
+		applyWorkspaceSettings(a.objectOf(field) ?? [], a.source, a.settings.workspaces, {
+			bad: a.bad,
+			untrusted: a.untrusted,
+			src: a.src,
+			unknown: (entry, known, where) => a.diagnostics.push(unknown(a.file, entry, known, where)),
 		}),
 	telemetry: (a, field) => applyTelemetry(a.objectOf(field) ?? [], a.source, a.settings, a),
 	budget: (a, field) =>

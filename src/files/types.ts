@@ -129,6 +129,8 @@ export interface DefinitionKeys {
 	budget: BudgetValue;
 	/** A command cadre runs after the child (issue 23); from user files or a trusted project only. */
 	verify: VerifyKey;
+	/** Issue 25: the settings `workspaces` the child may run on (`[]`: local). */
+	workspace: string[];
 }
 
 /** `verify`: the command and its timeout. */
@@ -148,6 +150,7 @@ export interface RoleKeys {
 	subagents: "*" | string[];
 	budget: BudgetValue;
 	verify: VerifyKey;
+	workspace: string[];
 }
 
 export interface PersonaKeys {
@@ -254,6 +257,8 @@ export interface Settings {
 	telemetry: { otlp: string | null };
 	/** Settings `sandbox` (ADR 0150): see src/files/sandbox-settings.ts. */
 	sandbox: SandboxSettings;
+	/** Settings `workspaces` (issue 25, ADR 0180): user settings or a trusted project only. */
+	workspaces: Record<string, WorkspaceSpec>;
 	/** The settings files that exist, highest first. */
 	files: string[];
 }
@@ -280,6 +285,26 @@ export interface SandboxSettings {
 	envAllow: string[];
 	/** Domains the child's commands may reach (none by default). */
 	allowNetwork: string[];
+}
+
+/** One settings `workspaces` entry (issue 25): an SSH host a child's tools run on. */
+export interface WorkspaceSpec {
+	type: "ssh";
+	host: string;
+	port: number;
+	user: string;
+	/** Absolute path of the private key (`~/` is the home directory). */
+	identityFile: string;
+	/** Absolute path of a known_hosts file the host key must be in (never trust on first use). */
+	knownHosts: string;
+	/** Remote directory under which cadre keeps its clones and worktrees. */
+	root: string;
+	/** How many children may run there at once. */
+	maxConcurrent: number;
+	/** How long the host may stay unreachable before a run fails `workspace-lost` (60). */
+	graceSeconds?: number;
+	/** `settings:path:line:col` of the entry. */
+	source: string;
 }
 
 /** Settings `worktree` (docs/isolation.md). The optional keys are absent unless a file set them. */

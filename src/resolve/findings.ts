@@ -29,11 +29,13 @@ export const REFUSAL_PRIORITY: readonly RefusalCode[] = [
 	"restriction-unread",
 	"file-invalid",
 	"bad-request",
+	"workspace-unknown",
 	"persona-error",
 	"input-missing",
 	"input-invalid",
 	"output-schema-invalid",
 	"sandbox-unavailable",
+	"workspace-untrusted-host",
 	"model-unresolvable",
 	"budget-exhausted",
 ];

@@ -27,6 +27,8 @@ export const ORDER = {
 	budget: ["request", "role", "definition", "default"],
 	// issue 23, ADR 0117: never the request (a command the model could choose); from trusted files only.
 	verify: ["role", "persona", "definition", "default"],
+	// Issue 25, ADR 0180: where the child's tools run; the request may pick among what settings define.
+	workspace: ["request", "role", "definition", "default"],
 } as const satisfies Record<string, readonly Layer[]>;
 
 /** Config fields in output order; the resolution's own diagnostics follow this order. */
@@ -58,6 +60,7 @@ export const CONFIG_FIELDS = [
 	"depth",
 	"delegation",
 	"budget",
+	"workspace",
 ] as const satisfies readonly (keyof EffectiveConfig)[];
 
 export type Field = (typeof CONFIG_FIELDS)[number];

@@ -20,6 +20,7 @@ import { resolveInputs, resolveOutputs } from "./inputs.ts";
 import { resolveModel, resolveThinking } from "./model.ts";
 import { resolveResume } from "./resume.ts";
 import { resolveSandbox } from "./sandbox.ts";
+import { remoteNames, resolveWorkspace } from "./workspace.ts";
 import { CONFIG_FIELDS } from "./order.ts";
 import { resolveOutputSchema } from "./output-schema.ts";
 import { derived, NOTHING, present } from "./slots.ts";
@@ -110,7 +111,8 @@ export function resolve(input: ResolveInput): ResolveResult {
 	const copyUncommitted = resolveCopyUncommitted(ctx, isolation.trace.value);
 	const runFields = resolveRunFields(ctx);
 	const asked = capability.capped ? { asked: capability.capped.asked as CapabilityMode | null } : {};
-	const sandbox = resolveSandbox(ctx);
+	const workspace = resolveWorkspace(ctx);
+	const sandbox = resolveSandbox(ctx, remoteNames(workspace.value));
 	const selected = resolveTools(ctx, { mode: capability.value as CapabilityMode | null, source: capability.source, ...asked }, sandbox.sandboxed.value === true);
 	const delegation = resolveDelegation(ctx, selected.namesSubagent);
 	const tools = capTools(selected.trace, spawner, (delegation.value as { allowed: boolean }).allowed, selected.asked);
@@ -141,6 +143,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 		delegation,
 		budget,
 		verify,
+		workspace,
 		...runFields,
 	});
 	return {
@@ -179,6 +182,7 @@ type PickedFields = Pick<
 	| "delegation"
 	| "budget"
 	| "verify"
+	| "workspace"
 >;
 
 /** The full trace: the picked fields plus the derived role, persona and definition fields. */
@@ -220,5 +224,6 @@ function assembleTrace(ctx: ResolutionContext, persona: PersonaOutcome, role: { 
 		depth: picked.depth,
 		delegation: picked.delegation,
 		budget: picked.budget,
+		workspace: picked.workspace,
 	};
 }

@@ -38,8 +38,12 @@ function entrySlot(ctx: ResolutionContext, layer: Layer, entry: Entry<"definitio
 	return loadedSlot(layer, key, invalid);
 }
 
-/** The `sandbox` and `sandboxed` traces of one spawn. */
-export function resolveSandbox(ctx: ResolutionContext): { mode: TraceEntry; sandboxed: TraceEntry } {
+/**
+ * The `sandbox` and `sandboxed` traces of one spawn. `remote`: the SSH workspaces the child may be
+ * placed on (issue 25) — the OS sandbox is not applied there, so such a child is never counted as
+ * sandboxed (a read-only child gets no bash), and `sandbox: required` refuses.
+ */
+export function resolveSandbox(ctx: ResolutionContext, remote: readonly string[] = []): { mode: TraceEntry; sandboxed: TraceEntry } {
 	const setting = ctx.input.loaded.settings.sandbox?.default ?? { value: "auto", source: "default" };
 	const mode = pickIn(ORDER.sandbox, {
 		role: entrySlot(ctx, "role", ctx.role),
@@ -61,6 +65,18 @@ export function resolveSandbox(ctx: ResolutionContext): { mode: TraceEntry; sand
 					: `${why}; the child runs unsandboxed (a read-only child without bash)`,
 			hint: platform.hint,
 		});
+	}
+	if (value !== "off" && remote.length > 0) {
+		const why = `the OS sandbox is not applied on SSH workspaces (${remote.join(", ")})`;
+		if (value === "required") ctx.refusals.add("sandbox-unavailable", `sandbox: required (${mode.source}), but ${why}; use a local workspace for this type, or set sandbox: off in your user settings or a trusted project`);
+		ctx.diagnostics.add("sandbox", {
+			severity: value === "required" ? "error" : "warning",
+			...positionOf(mode.source),
+			code: "sandbox-unavailable",
+			message: value === "required" ? `sandbox: required, but ${why}; the spawn is refused` : `${why}; the child's tools run unsandboxed there (a read-only child without bash)`,
+			hint: "run the type locally (workspace: local) where it must be sandboxed",
+		});
+		return { mode, sandboxed: derived(false, mode.layer, mode.source) };
 	}
 	const sandboxed = value !== "off" && platform?.available === true;
 	return { mode, sandboxed: derived(sandboxed, mode.layer, mode.source) };

@@ -32,6 +32,8 @@ export interface SpawnRequest {
 	output_schema?: unknown;
 	/** `{ tokens?, cost?, time? }` (issue 22): the run's budget, capped by settings `budget.ceiling`. */
 	budget?: unknown;
+	/** Issue 25: a settings `workspaces` name (or a list of them) the child's tools run on; `local`: here. */
+	workspace?: unknown;
 }
 
 /** What the parent session contributes (layer `parent`). */
@@ -220,6 +222,11 @@ export interface EffectiveConfig {
 	delegation: Delegation;
 	/** The run's limits after the ceiling and the spawner's caps; null = no limit (issue 22). */
 	budget: Budget;
+	/**
+	 * Issue 25: the settings `workspaces` the child may be placed on, by name (`local` is this
+	 * machine); `["local"]` by default. Absent in older records: local.
+	 */
+	workspace?: string[];
 }
 
 /**
@@ -282,7 +289,9 @@ export type RefusalCode =
 	| "type-not-allowed"
 	| "depth-exceeded"
 	| "budget-exhausted"
-	| "sandbox-unavailable";
+	| "sandbox-unavailable"
+	| "workspace-unknown"
+	| "workspace-untrusted-host";
 
 export interface Refusal {
 	code: RefusalCode;

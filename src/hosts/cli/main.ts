@@ -131,6 +131,9 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 			const command = await load("worktrees", import("./worktrees-command.ts"));
 			code = opts.all ? await command.runMergeQueueCommand(id ?? null, opts, io) : await command.runWorktrees("apply", id ?? null, opts, io);
 		});
+	common(worktrees.command("recover").description("fetch the work of runs whose SSH workspace was lost (their remote worktrees were kept) as cadre/<id>")).action(async (opts: CommonOptions) => {
+		code = await (await import("./recover-command.ts")).runRecover(opts, io);
+	});
 	common(worktrees.command("clean").description("remove worktrees with nothing left to keep")).action(async (opts: CommonOptions) => {
 		code = await (await load("worktrees", import("./worktrees-command.ts"))).runWorktrees("clean", null, opts, io);
 	});

@@ -59,6 +59,7 @@ const REQUEST_KEYS = [
 	"inputs",
 	"output_schema",
 	"budget",
+	"workspace",
 ];
 
 /** `--max-turns 5` → 5; anything else stays a string so the resolver refuses it with the valid values. */

@@ -22,6 +22,7 @@ export const subagentParameters = Type.Object({
 	isolation: Type.Optional(Type.String({ description: "none|worktree" })),
 	copy_uncommitted: Type.Optional(Type.Boolean({ description: "worktree only: start from your uncommitted changes too" })),
 	cwd: Type.Optional(Type.String()),
+	workspace: Type.Optional(Type.String({ description: "A settings workspace to run tools on (default local)" })),
 	max_turns: Type.Optional(Type.Integer({ minimum: 1 })),
 	run_in_background: Type.Optional(Type.Boolean()),
 	inherit_context: Type.Optional(Type.Boolean({ description: "Pass this conversation along" })),

@@ -21,8 +21,11 @@ import { resolve } from "../../resolve/resolve.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
 import type { ModelCatalog, ParentFacts, ResolveResult, SpawnerFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
 import type { ChildHandle } from "../../runtime/pi/child-session.ts";
+import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { RunRecord, SpawnPlan } from "../../runtime/runs.ts";
 import { type ChildSandbox, childSandboxFor, sandboxFacts, withSandbox } from "../../sandbox/spawn-sandbox.ts";
+import { failOnLostLink } from "../../workspaces/lost-link.ts";
+import { remoteRunOf } from "../../workspaces/remote-isolation.ts";
 
 /** What the parent session had when the child is spawned (plain data, recorded per spawn). */
 export interface ParentSnapshot {
@@ -56,6 +59,8 @@ export type ChildFactory = (options: {
 	sandbox: ChildSandbox | null;
 	/** The budget the run reserved (issue 22): held before each model request; null without one. */
 	budget: Budget | null;
+	/** Issue 25: the child's tools on its SSH workspace (they replace pi's built-ins); absent when local. */
+	remoteTools?: ToolDefinition[];
 }) => Promise<ChildHandle>;
 
 /** The agent dir and home of this process, as pi and the loader see them. */
@@ -174,6 +179,12 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 			const model = config.model;
 			if (!model) throw new Error("no model resolved");
 			const assembled = buildPrompt(cwd, cwd === childCwd ? null : parent.cwd);
+			// Issue 25: on an SSH workspace the tools run there (the remote sandbox is not applied yet).
+			const remote = remoteRunOf(run.id);
+			if (remote) {
+				const child = { run, model, thinking, cwd, systemPrompt: assembled.text, tools: config.tools, resumeFile, maxTurns: config.maxTurns, outputSchema: config.outputSchema ?? null, sandbox: null, budget: run.budget?.reserved ?? null };
+				return failOnLostLink(await options.createChild({ ...child, remoteTools: remote.tools }), remote.lost);
+			}
 			const sandbox = await childSandboxFor({ config, cwd, isolated: cwd !== childCwd, parent, loaded });
 			return withSandbox(sandbox, () => options.createChild({
 				run,

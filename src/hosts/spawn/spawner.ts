@@ -22,6 +22,7 @@ import { recordWriter } from "../../runtime/run-store.ts";
 import { resultTool } from "../../runtime/structured-result.ts";
 import { chainRoot, createRunRegistry, type ProgressListener, type RunRecord, type RunRegistry, type RunRegistryOptions } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../isolation/worktree-hooks.ts";
+import { withRemoteWorkspaces } from "../../workspaces/remote-isolation.ts";
 import type { RunTelemetry } from "../../telemetry/telemetry.ts";
 import { SPAWN_TOOLS } from "./tool-names.ts";
 import { nestedNotification } from "./delegation-tools.ts";
@@ -140,7 +141,8 @@ function parentRegistry(options: SpawnerOptions, loaded: LoadResult | null, last
 		earlier: options.earlier,
 		// One ledger per parent session (ADR 0172): settings budget.session, or the host's own pool.
 		sessionBudget: lowerOf(options.sessionBudget, loaded ? sessionBudget(loaded.settings.budget) : undefined),
-		isolation: createWorktreeIsolation({
+		// Issue 25: runs placed on an SSH workspace get a remote worktree; the others the local hooks.
+		isolation: withRemoteWorkspaces(createWorktreeIsolation({
 			agentDir,
 			parentCwd: initial.cwd,
 			// Asked while the run is prepared, right after `startPlanned` re-read the files for this spawn.
@@ -148,7 +150,7 @@ function parentRegistry(options: SpawnerOptions, loaded: LoadResult | null, last
 			childCwd: (run) => run.plannedCwd,
 			touchedByParent: (since) => options.touchedByParent?.(since) ?? new Set(),
 			chainRoot: (id) => chainRoot(id, (run) => registry.get(run)),
-		}),
+		}), { settings: () => lastLoaded()?.settings ?? null, parentCwd: initial.cwd }),
 		emit: options.emit,
 		onTerminal: (run) => {
 			options.telemetry?.ended(run);
@@ -212,7 +214,7 @@ function childFactory(base: ChildSessionBase): ChildFactory {
 		const delegation = child.run.config.delegation?.allowed ? base.delegate(child.run, child.cwd) : [];
 		const own = new Set(delegation.map((tool) => tool.name));
 		const allowed = new Set(child.tools.filter((name) => !SPAWN_TOOLS.has(name) || own.has(name)));
-		const customTools = [...(child.sandbox?.tools ?? []), ...delegation];
+		const customTools = [...(child.remoteTools ?? child.sandbox?.tools ?? []), ...delegation]; // ADR 0150; issue 25
 		return createChildSession({
 			modelRuntime: base.runtime,
 			model: child.model,

@@ -43,6 +43,7 @@ export const FIELD_LABELS: Record<Field, string> = {
 	delegation: "may delegate to",
 	budget: "budget",
 	verify: "verify command",
+	workspace: "workspace",
 };
 
 /** Where a value came from, in words. */

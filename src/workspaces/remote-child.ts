@@ -1,0 +1,83 @@
+/**
+ * One child on an SSH workspace (issue 25): the link (the host key checked first), its remote
+ * worktree of the parent's base commit on `cadre/<id>`, and the pi tools that run there. A child on
+ * a remote workspace always works in its own remote worktree — the parent's files are not on that
+ * machine, so "no isolation" cannot mean working in them (ADR 0182). `finish` commits what it left
+ * and fetches `cadre/<id>` home; when the link is lost the worktree is kept for `recoverRemoteRun`.
+ */
+import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
+import type { WorkspaceSpec } from "../files/types.ts";
+import { remoteTools } from "../runtime/pi/remote-tools.ts";
+import { remoteOps } from "./remote-fs.ts";
+import { commitRemoteWork, createRemoteWorktree, fetchRemoteBranch, finishRemoteWorktree, type RemoteWorktree } from "./remote-worktree.ts";
+import type { SshTarget, WorkspaceError } from "./ssh-connection.ts";
+import { openWorkspaceLink, type WorkspaceLink, type WorkspaceLinkOptions } from "./workspace-link.ts";
+
+/** What one remote child is prepared from. */
+export interface RemoteChildOptions {
+	/** The workspace's settings name and entry. */
+	name: string;
+	spec: WorkspaceSpec;
+	/** The parent repository's top level, and the commit the child starts from. */
+	localRepo: string;
+	base: string;
+	/** The run id (`cadre/<id>`). */
+	id: string;
+	/** The child's local cwd as its prompt shows it (paths under it map onto the remote tree). */
+	localCwd: string;
+	/** The child's tool names. */
+	tools: readonly string[];
+	link?: WorkspaceLinkOptions;
+}
+
+export interface RemoteChild {
+	link: WorkspaceLink;
+	worktree: RemoteWorktree;
+	/** The pi tools that replace the built-ins. */
+	tools: ToolDefinition[];
+	/** Settles `workspace-lost` when the host stays away past the grace period. */
+	lost: Promise<WorkspaceError>;
+	/** Commits what the child left and fetches `cadre/<id>` home; `escaped`: the remote escape check. */
+	finish(): Promise<{ branch: string; tip: string; committed: boolean; escaped: string[] }>;
+	dispose(): void;
+}
+
+/** The SSH target of a settings workspace. */
+export function sshTarget(name: string, spec: WorkspaceSpec): SshTarget {
+	return { name, host: spec.host, port: spec.port, user: spec.user, identityFile: spec.identityFile, knownHosts: spec.knownHosts };
+}
+
+/** Connects (refusing an untrusted host key), makes the remote worktree and the tools. */
+export async function prepareRemoteChild(options: RemoteChildOptions): Promise<RemoteChild> {
+	const link = await openWorkspaceLink(sshTarget(options.name, options.spec), options.link);
+	try {
+		const worktree = await createRemoteWorktree(await link.connection(), options.spec.root, options.localRepo, options.id, options.base);
+		const ops = remoteOps(() => link.connection(), { remoteDir: worktree.dir, localCwd: options.localCwd });
+		return {
+			link,
+			worktree,
+			tools: remoteTools({ tools: options.tools, ops, workspace: options.name }),
+			lost: link.lost,
+			async finish() {
+				const done = await finishRemoteWorktree(await link.connection(), options.spec.root, options.localRepo, options.id, worktree);
+				return { branch: worktree.branch, ...done };
+			},
+			dispose: () => link.close(),
+		};
+	} catch (error) {
+		link.close();
+		throw error;
+	}
+}
+
+/** `cadre worktrees recover` for a remote run: commits what its kept worktree holds and fetches it. */
+export async function recoverRemoteRun(options: Omit<RemoteChildOptions, "tools" | "localCwd"> & { worktree: RemoteWorktree }): Promise<string> {
+	const link = await openWorkspaceLink(sshTarget(options.name, options.spec), options.link);
+	try {
+		const connection = await link.connection();
+		await commitRemoteWork(connection, options.worktree, options.id);
+		return await fetchRemoteBranch(connection, options.spec.root, options.localRepo, options.id, options.base);
+	} finally {
+		link.close();
+	}
+}
