@@ -1,6 +1,6 @@
 /**
  * One child's sandbox (ADR 0150): its private temp dir, its policy (src/resolve/sandbox-policy.ts),
- * the wrap of its commands computed once, the hard links found in its write roots, and the tools
+ * the wrap of its commands computed once — only for a child with bash (ADR 0188) —, the hard links found in its write roots, and the tools
  * that enforce it. Disposing removes the temp dir and releases the wrap. Blocked attempts the
  * platform or the file tools report become `sandbox-blocked` diagnostics of the run.
  */
@@ -40,7 +40,8 @@ export async function prepareChildSandbox(options: ChildSandboxOptions): Promise
 	const policy = sandboxPolicy({ ...options, tempDir });
 	const hardLinks = policy.write.length > 0 ? hardLinkedFiles(policy.write.filter((root) => statSync(root, { throwIfNoEntry: false })?.isDirectory())) : [];
 	try {
-		const wrap = await wrapChild(policy, hardLinks);
+		// Only bash runs through the wrap: a child with file tools only needs none (nor the library).
+		const wrap = options.config.tools.includes("bash") ? await wrapChild(policy, hardLinks) : null;
 		const guard = pathGuard(policy, hardLinks);
 		const tools = sandboxedTools({ cwd: options.cwd, tools: options.config.tools, policy, wrap, guard });
 		let disposed = false;
@@ -61,7 +62,7 @@ export async function prepareChildSandbox(options: ChildSandboxOptions): Promise
 				if (disposed) return;
 				disposed = true;
 				if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-				void releaseChild(wrap).catch(() => {});
+				if (wrap) void releaseChild(wrap).catch(() => {});
 			},
 		};
 	} catch (error) {

@@ -29,7 +29,8 @@ export interface SandboxToolsOptions {
 	/** The child's tool names: only these are built. */
 	tools: readonly string[];
 	policy: SandboxPolicy;
-	wrap: ChildWrap;
+	/** The wrap bash runs; null for a child without bash. */
+	wrap: ChildWrap | null;
 	guard: PathGuard;
 }
 
@@ -72,6 +73,7 @@ export function sandboxedTools(options: SandboxToolsOptions): ToolDefinition[] {
 	const read = (path: string, tool: string) => guard.read(path, tool);
 	const out: ToolDefinition[] = [];
 	if (wanted.has("bash")) {
+		if (!wrap) throw new Error("cadre: a sandboxed bash needs the child's wrap");
 		const tool = createBashToolDefinition(cwd, {
 			spawnHook: (context) => ({
 				command: wrap.command,
