@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "./harness.ts";
+import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, fullResult, toolResults } from "./harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -36,7 +36,7 @@ describe("foreground spawn", () => {
 		expect(result?.text).toContain("The file says: hello from notes");
 		const details = result?.details as { status: string; tools: string[]; capabilityMode: string; transcript: string; turns: number; toolUses: number };
 		expect(details.status).toBe("completed");
-		expect(details.tools).toEqual(["read", "grep", "find", "ls"]);
+		expect(fullResult(parent, result)?.tools).toEqual(["read", "grep", "find", "ls"]);
 		expect(details.capabilityMode).toBe("read-only");
 		expect(details.toolUses).toBe(1);
 		expect(details.turns).toBe(2);

@@ -2,7 +2,7 @@
  * What the parent asks of its runs in pi: the `get_subagent_result` and `steer_subagent` tools and
  * the `/subagents` command (spec 04 "Operator control").
  */
-import { progressText, type RunResult, runResult, formatResult } from "../../runtime/result.ts";
+import { progressText, type RunResult, resultDetails, runResult, formatResult } from "../../runtime/result.ts";
 import { subagentsCommand } from "./commands.ts";
 import { type ExtensionHost, ensure, explainInputs } from "./session-state.ts";
 import { RESULT_DESCRIPTION, RESULT_TOOL, resultParameters, STEER_DESCRIPTION, STEER_TOOL, steerParameters } from "./tools.ts";
@@ -32,7 +32,7 @@ export function registerResultTool(host: ExtensionHost): void {
 			);
 			return {
 				content: [{ type: "text", text: answers.map((answer) => answer.text).join("\n\n---\n\n") }],
-				details: answers.map((answer) => answer.result).filter((result): result is RunResult => result !== null),
+				details: answers.map((answer) => answer.result).filter((result): result is RunResult => result !== null).map(resultDetails),
 			};
 		},
 	});

@@ -9,7 +9,7 @@ import type { BuildSystemPromptOptions, ExtensionAPI, ExtensionContext } from "@
 import type { SpawnRequest } from "../../resolve/types.ts";
 import { liveCatalog } from "../../runtime/pi/model-catalog.ts";
 import { parentModelRuntime } from "../../runtime/pi/parent-session.ts";
-import { counted, formatResult, runResult, totalTokens } from "../../runtime/result.ts";
+import { counted, formatResult, resultDetails, runResult, totalTokens } from "../../runtime/result.ts";
 import type { RunRecord, RunRegistry } from "../../runtime/runs.ts";
 import { agentPaths, loadFor } from "../spawn/plan.ts";
 import { createSpawner, type Spawner, type StartOptions } from "../spawn/spawner.ts";
@@ -205,7 +205,7 @@ export function registerSpawnTool(host: ExtensionHost, description: string): voi
 							text: `Started sub-agent ${run.id} (${run.type}) in the background. You will be notified when it finishes; get_subagent_result with agent_id "${run.id}" fetches it (wait: true blocks).`,
 						},
 					],
-					details: runResult(run, s.maxResultChars),
+					details: resultDetails(runResult(run, s.maxResultChars)),
 				};
 			}
 			const finished = await done;
@@ -213,7 +213,7 @@ export function registerSpawnTool(host: ExtensionHost, description: string): voi
 			const result = runResult(finished, s.maxResultChars);
 			return {
 				content: [{ type: "text", text: formatResult(result) }],
-				details: result,
+				details: resultDetails(result),
 				usage: toPiUsage(finished.usage),
 				isError: finished.state !== "completed",
 			};
