@@ -9,6 +9,7 @@ import { checkEscape, takeFingerprint } from "./escape-check.ts";
 import type { IsolationHooks, IsolationReport, RunRecord, TerminalState } from "../runtime/runs.ts";
 import { createWorktree, type IsolationOutcome, reopenWorktree, type WorktreeFailure, type WorktreeHandle } from "./worktree.ts";
 import { finishWorktree } from "./worktree-finish.ts";
+import { repoFacts } from "./git.ts";
 import { registerUse } from "./worktree-users.ts";
 
 /** Thrown by `prepare` to refuse a spawn whose worktree cannot be created (fail closed). */
@@ -94,6 +95,10 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 			};
 		},
 
+		async repoRoot(cwd: string): Promise<string | null> {
+			const repo = await repoFacts(cwd);
+			return repo.ok ? repo.facts.root : null;
+		},
 		async finish(run: RunRecord, state: TerminalState): Promise<IsolationReport | null> {
 			// this run no longer works anywhere: its own record must not keep its worktree
 			uses.get(run.id)?.();

@@ -37,7 +37,8 @@ export function usersReason(users: WorktreeUser[]): string {
  */
 export async function registerUse(runId: string, dirs: string[]): Promise<() => void> {
 	const byCommon = new Map<string, string[]>();
-	for (const dir of dirs) {
+	// The child's cwd is usually the parent's: one lookup per directory.
+	for (const dir of new Set(dirs)) {
 		const repo = await repoFacts(dir);
 		if (!repo.ok) continue;
 		const list = byCommon.get(repo.facts.commonDir) ?? [];
