@@ -145,7 +145,9 @@ export function createReceiptCollector(cwd: string, isolated: boolean, rootOf: R
 			const base = { commands: commands.map((c) => ({ ...c })), commandCount, failedCommands, toolUses: { ...toolUses } };
 			const diff = (isolation?.diffStat as { files?: ReceiptFile[] } | null | undefined)?.files;
 			if (isolated && Array.isArray(diff)) return { filesFrom: "worktree-diff", files: diff.map((f) => ({ path: f.path, added: f.added, removed: f.removed })), ...base };
-			const [was, now] = [await before, await statusOf(cwd, rootOf)];
+			// Outside a repository at the start, the receipt is the tool calls' (no status to compare with).
+			const was = await before;
+			const now = was ? await statusOf(cwd, rootOf) : null;
 			if (!was || !now) return { filesFrom: "tool-calls", files: [...written].map((path) => ({ path, added: null, removed: null })), ...base };
 			const paths = new Set<string>();
 			for (const [path, code] of now.entries) if (was.entries.get(path) !== code) paths.add(path);

@@ -97,7 +97,8 @@ async function driveChild(registry: RegistryState, internal: Internal): Promise<
 	const run = internal.record;
 	const child = await internal.plan.createChild(run, internal.cwd, internal.resumeFile);
 	internal.child = child;
-	const rootOf = registry.isolation.repoRoot?.bind(registry.isolation);
+	const hooks = registry.isolation;
+	const rootOf = hooks.repoRoot ? (cwd: string) => hooks.repoRoot?.(run, cwd) ?? Promise.resolve(null) : undefined;
 	internal.receipt = createReceiptCollector(internal.cwd, run.isolation?.isolation === "worktree", rootOf);
 	run.transcript = child.transcript;
 	save(registry, internal);
