@@ -43,6 +43,8 @@ interface SpawnCosts {
 	fsPerSpawn: number;
 	fsTop: string;
 	resultChars: number;
+	/** Where the calls named by `BENCH_FS_TRACE` came from, in the measured spawns. */
+	fsStacks: string;
 	/** Of which the `details` field. */
 	detailsChars: number;
 }
@@ -89,7 +91,7 @@ async function spawnOverhead(count: number, extensions: boolean): Promise<number
 	for (let i = 0; i < 5; i++) await parent.session.prompt(`spawn ${i}`);
 	fsCalls.reset();
 	for (let i = 5; i < count + 5; i++) await parent.session.prompt(`spawn ${i}`);
-	if (!extensions) costs.cadre ??= { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(), ...storedResultChars(parent.session.messages) };
+	if (!extensions) costs.cadre ??= { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(14), fsStacks: fsCalls.stacks(), ...storedResultChars(parent.session.messages) };
 	parent.dispose();
 	return samples.slice(5);
 }
@@ -131,7 +133,7 @@ async function floor(count: number): Promise<number[]> {
 		floorResult = JSON.stringify({ role: "toolResult", toolCallId: "call_0000000000", toolName: "subagent", content: [{ type: "text", text: answer }], isError: false, timestamp: Date.now() }).length;
 		session.dispose();
 	}
-	costs.floor = { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(), resultChars: floorResult, detailsChars: 0 };
+	costs.floor = { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(), resultChars: floorResult, detailsChars: 0, fsStacks: "" };
 	return samples.slice(5);
 }
 
@@ -218,7 +220,7 @@ if (own && base) {
 	console.log(`file-system calls per spawn cycle (sync + async, fs-counter.ts; target ≤ 40):`);
 	console.log(`  floor: ${base.fsPerSpawn.toFixed(1)}  (${base.fsTop})`);
 	console.log(`  cadre: ${own.fsPerSpawn.toFixed(1)}  (${own.fsTop})`);
-	if (process.env.BENCH_FS_TRACE) console.log(fsCalls.stacks());
+	if (process.env.BENCH_FS_TRACE) console.log(own.fsStacks);
 	console.log(`parent's stored tool result per child (JSON chars): floor ${base.resultChars}, cadre ${own.resultChars.toFixed(0)}  ×${(own.resultChars / base.resultChars).toFixed(2)} (target ≤ 2; details ${own.detailsChars.toFixed(0)}, the rest the text the model reads and pi's fields)`);
 }
 console.log("background children (faux model), wall until all finished / RSS after");
