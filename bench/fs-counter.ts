@@ -56,6 +56,7 @@ export const fsCalls = {
 	reset(): void {
 		calls = 0;
 		byName.clear();
+		stacks.clear();
 	},
 	count: (): number => calls,
 	stacks: (): string =>

@@ -45,13 +45,18 @@ interface SpawnCosts {
 	fsPerSpawn: number;
 	fsTop: string;
 	resultChars: number;
+	/** Where the calls named by `BENCH_FS_TRACE` came from, in the measured spawns. */
+	fsStacks: string;
+	/** Of which the `details` field. */
+	detailsChars: number;
 }
 const costs: { cadre?: SpawnCosts; floor?: SpawnCosts } = {};
 
-/** The mean size of the parent's stored `subagent` tool results (JSON chars). */
-function storedResultChars(messages: readonly unknown[]): number {
+/** The mean size of the parent's stored `subagent` tool results (JSON chars), and of their `details`. */
+function storedResultChars(messages: readonly unknown[]): { resultChars: number; detailsChars: number } {
 	const results = messages.filter((m) => (m as { role?: string; toolName?: string }).role === "toolResult" && (m as { toolName?: string }).toolName === "subagent");
-	return results.reduce((sum: number, m) => sum + JSON.stringify(m).length, 0) / Math.max(1, results.length);
+	const mean = (size: (m: unknown) => number) => results.reduce((sum: number, m) => sum + size(m), 0) / Math.max(1, results.length);
+	return { resultChars: mean((m) => JSON.stringify(m).length), detailsChars: mean((m) => JSON.stringify((m as { details?: unknown }).details ?? null).length) };
 }
 
 /** Spawn overhead through a real parent: tool_call of `subagent` → the child's first request. */
@@ -88,7 +93,7 @@ async function spawnOverhead(count: number, extensions: boolean): Promise<number
 	for (let i = 0; i < 5; i++) await parent.session.prompt(`spawn ${i}`);
 	fsCalls.reset();
 	for (let i = 5; i < count + 5; i++) await parent.session.prompt(`spawn ${i}`);
-	if (!extensions) costs.cadre ??= { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(), resultChars: storedResultChars(parent.session.messages) };
+	if (!extensions) costs.cadre ??= { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(14), fsStacks: fsCalls.stacks(), ...storedResultChars(parent.session.messages) };
 	parent.dispose();
 	return samples.slice(5);
 }
@@ -130,7 +135,7 @@ async function floor(count: number): Promise<number[]> {
 		floorResult = JSON.stringify({ role: "toolResult", toolCallId: "call_0000000000", toolName: "subagent", content: [{ type: "text", text: answer }], isError: false, timestamp: Date.now() }).length;
 		session.dispose();
 	}
-	costs.floor = { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(), resultChars: floorResult };
+	costs.floor = { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(), resultChars: floorResult, detailsChars: 0, fsStacks: "" };
 	return samples.slice(5);
 }
 
@@ -274,8 +279,8 @@ if (own && base) {
 	console.log(`file-system calls per spawn cycle (sync + async, fs-counter.ts; target ≤ 40):`);
 	console.log(`  floor: ${base.fsPerSpawn.toFixed(1)}  (${base.fsTop})`);
 	console.log(`  cadre: ${own.fsPerSpawn.toFixed(1)}  (${own.fsTop})`);
-	if (process.env.BENCH_FS_TRACE) console.log(fsCalls.stacks());
-	console.log(`parent's stored tool result per child (JSON chars): floor ${base.resultChars}, cadre ${own.resultChars.toFixed(0)}  ×${(own.resultChars / base.resultChars).toFixed(2)} (target ≤ 2)`);
+	if (process.env.BENCH_FS_TRACE) console.log(own.fsStacks);
+	console.log(`parent's stored tool result per child (JSON chars): floor ${base.resultChars}, cadre ${own.resultChars.toFixed(0)}  ×${(own.resultChars / base.resultChars).toFixed(2)} (target ≤ 2; details ${own.detailsChars.toFixed(0)}, the rest the text the model reads and pi's fields)`);
 }
 await printDepth(N);
 console.log("background children (faux model), wall until all finished / RSS after");

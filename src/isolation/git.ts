@@ -8,8 +8,9 @@
  */
 import { type ChildProcess, execFile, execFileSync } from "node:child_process";
 import { realpathSync, statSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { setPriority } from "node:os";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { readFileUnder } from "../files/read-confined.ts";
 
 /** What one git invocation produced. */
@@ -149,19 +150,47 @@ export type GitFactsFailure =
 	| { ok: false; code: "not-a-repository"; message: string };
 
 const repoCache = new Map<string, Promise<RepoFacts | GitFactsFailure>>();
+/** Directories found outside any repository: the answer, and the `.git` paths whose absence keeps it. */
+const notRepository = new Map<string, { failure: GitFactsFailure; markers: string[]; check: Promise<boolean> | null }>();
 
 /** Forgets every cached fact (tests, or after the user moved a repository). */
 export function clearGitFactsCache(): void {
 	repoCache.clear();
+	notRepository.clear();
+}
+
+/** `<dir>/.git` for `dir` and every directory above it: where a repository holding `dir` would show up. */
+function gitMarkers(dir: string): string[] {
+	const markers: string[] = [];
+	for (let at = dir; ; at = dirname(at)) {
+		markers.push(join(at, ".git"));
+		if (dirname(at) === at) return markers;
+	}
+}
+
+/** Whether none of `paths` exists (an error other than "not there" counts as existing). */
+async function noneExist(paths: readonly string[]): Promise<boolean> {
+	const found = await Promise.all(paths.map((path) => stat(path).then(() => true, (error: NodeJS.ErrnoException) => error.code !== "ENOENT" && error.code !== "ENOTDIR")));
+	return !found.includes(true);
 }
 
 /**
  * The repository facts of `cwd`, detected with one `git rev-parse` the first time and cached per
- * cwd afterwards. A failure (not a repository, git missing) is not cached, so running `git init`
- * later is noticed.
+ * cwd afterwards. "Not a repository" is kept while no `.git` exists in `cwd` or above it (checked
+ * by stat on each call; issue 28: a spawn outside a repository runs no git), so `git init` there
+ * is noticed; it is not kept when `GIT_DIR` or `GIT_WORK_TREE` point git elsewhere. "git missing"
+ * is never kept.
  */
 export async function repoFacts(cwd: string): Promise<{ ok: true; facts: RepoFacts } | GitFactsFailure> {
 	const key = resolve(cwd);
+	const known = notRepository.get(key);
+	if (known) {
+		known.check ??= noneExist(known.markers).finally(() => {
+			known.check = null;
+		});
+		if (await known.check) return known.failure;
+		if (notRepository.get(key) === known) notRepository.delete(key);
+	}
 	let pending = repoCache.get(key);
 	if (!pending) {
 		pending = detectRepoFacts(key);
@@ -169,7 +198,8 @@ export async function repoFacts(cwd: string): Promise<{ ok: true; facts: RepoFac
 	}
 	const result = await pending;
 	if ("ok" in result) {
-		repoCache.delete(key);
+		if (repoCache.get(key) === pending) repoCache.delete(key);
+		if (result.code === "not-a-repository" && !process.env.GIT_DIR && !process.env.GIT_WORK_TREE) notRepository.set(key, { failure: result, markers: gitMarkers(key), check: null });
 		return result;
 	}
 	return { ok: true, facts: result };

@@ -9,6 +9,7 @@ import { checkEscape, takeFingerprint } from "./escape-check.ts";
 import type { IsolationHooks, IsolationReport, RunRecord, TerminalState } from "../runtime/runs.ts";
 import { createWorktree, type IsolationOutcome, reopenWorktree, type WorktreeFailure, type WorktreeHandle } from "./worktree.ts";
 import { finishWorktree } from "./worktree-finish.ts";
+import { repoFacts } from "./git.ts";
 import { registerUse } from "./worktree-users.ts";
 
 /** Thrown by `prepare` to refuse a spawn whose worktree cannot be created (fail closed). */
@@ -45,7 +46,10 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 	const startedAt = new Map<string, number>();
 	/** Run id → the release of its use record (ADR 0116): every run, isolated or not. */
 	const uses = new Map<string, () => void>();
-	const use = async (run: RunRecord, cwd: string) => uses.set(run.id, await registerUse(run.id, [cwd, options.parentCwd]));
+	/** Run id → the working tree's top of its cwd as the use record found it (the receipt's start reuses it). */
+	const startRoots = new Map<string, string | null>();
+	const use = async (run: RunRecord, cwd: string) =>
+		uses.set(run.id, await registerUse(run.id, [cwd, options.parentCwd], (dir, root) => dir === cwd && startRoots.set(run.id, root)));
 
 	return {
 		async prepare(run: RunRecord) {
@@ -97,10 +101,18 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 			};
 		},
 
+		async repoRoot(run: RunRecord, cwd: string): Promise<string | null> {
+			const known = startRoots.get(run.id);
+			startRoots.delete(run.id);
+			if (known !== undefined) return known;
+			const repo = await repoFacts(cwd);
+			return repo.ok ? repo.facts.root : null;
+		},
 		async finish(run: RunRecord, state: TerminalState): Promise<IsolationReport | null> {
 			// this run no longer works anywhere: its own record must not keep its worktree
 			uses.get(run.id)?.();
 			uses.delete(run.id);
+			startRoots.delete(run.id);
 			const handle = handles.get(run.id);
 			if (!handle) return run.isolation;
 			const report = await finishWorktree(handle, { type: run.type, description: run.description, status: state });

@@ -33,12 +33,15 @@ export function usersReason(users: WorktreeUser[]): string {
 
 /**
  * Records that run `runId` of this process works in `dirs`; returns the release (deletes the
- * record; safe to call twice). Directories outside any git repository record nothing.
+ * record; safe to call twice). Directories outside any git repository record nothing. `found`
+ * hears the working tree's top of each directory as looked up (null outside one).
  */
-export async function registerUse(runId: string, dirs: string[]): Promise<() => void> {
+export async function registerUse(runId: string, dirs: string[], found?: (dir: string, root: string | null) => void): Promise<() => void> {
 	const byCommon = new Map<string, string[]>();
-	for (const dir of dirs) {
+	// The child's cwd is usually the parent's: one lookup per directory.
+	for (const dir of new Set(dirs)) {
 		const repo = await repoFacts(dir);
+		found?.(dir, repo.ok ? repo.facts.root : null);
 		if (!repo.ok) continue;
 		const list = byCommon.get(repo.facts.commonDir) ?? [];
 		list.push(realOrNearest(dir));

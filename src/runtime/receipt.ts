@@ -54,9 +54,14 @@ function run(cwd: string, args: string[]): Promise<string | null> {
 	});
 }
 
+/** Finds the top of the working tree holding a directory (null outside one). */
+export type RepoRootOf = (cwd: string) => Promise<string | null>;
+
+const askGit: RepoRootOf = async (cwd) => (await run(cwd, ["rev-parse", "--show-toplevel"]))?.trim() || null;
+
 /** `git status` as path → status code, or null outside a repository. */
-async function statusOf(cwd: string): Promise<{ root: string; entries: Map<string, string> } | null> {
-	const root = (await run(cwd, ["rev-parse", "--show-toplevel"]))?.trim();
+async function statusOf(cwd: string, rootOf: RepoRootOf): Promise<{ root: string; entries: Map<string, string> } | null> {
+	const root = await rootOf(cwd).catch(() => null);
 	if (!root) return null;
 	const out = await run(root, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]);
 	if (out === null) return null;
@@ -98,15 +103,18 @@ function toolPath(args: unknown): string | null {
 	return typeof path === "string" && path !== "" ? path.replace(/^@/, "") : null;
 }
 
-/** Starts collecting for a child working in `cwd`; takes `git status` there first (non-isolated runs compare against it). */
-export function createReceiptCollector(cwd: string, isolated: boolean): ReceiptCollector {
+/**
+ * Starts collecting for a child working in `cwd`; takes `git status` there first (non-isolated runs
+ * compare against it). `rootOf` finds the working tree's top (default: asks git each time).
+ */
+export function createReceiptCollector(cwd: string, isolated: boolean, rootOf: RepoRootOf = askGit): ReceiptCollector {
 	const toolUses: Record<string, number> = {};
 	const commands: ReceiptCommand[] = [];
 	const pending = new Map<string, ReceiptCommand>();
 	let commandCount = 0;
 	let failedCommands = 0;
 	const written = new Set<string>();
-	const before = isolated ? Promise.resolve(null) : statusOf(cwd);
+	const before = isolated ? Promise.resolve(null) : statusOf(cwd, rootOf);
 	return {
 		onEvent(event) {
 			if (event.type === "tool_start") {
@@ -137,7 +145,9 @@ export function createReceiptCollector(cwd: string, isolated: boolean): ReceiptC
 			const base = { commands: commands.map((c) => ({ ...c })), commandCount, failedCommands, toolUses: { ...toolUses } };
 			const diff = (isolation?.diffStat as { files?: ReceiptFile[] } | null | undefined)?.files;
 			if (isolated && Array.isArray(diff)) return { filesFrom: "worktree-diff", files: diff.map((f) => ({ path: f.path, added: f.added, removed: f.removed })), ...base };
-			const [was, now] = [await before, await statusOf(cwd)];
+			// Outside a repository at the start, the receipt is the tool calls' (no status to compare with).
+			const was = await before;
+			const now = was ? await statusOf(cwd, rootOf) : null;
 			if (!was || !now) return { filesFrom: "tool-calls", files: [...written].map((path) => ({ path, added: null, removed: null })), ...base };
 			const paths = new Set<string>();
 			for (const [path, code] of now.entries) if (was.entries.get(path) !== code) paths.add(path);

@@ -208,6 +208,32 @@ export function sandboxBlocked(diagnostics: readonly { code: string; message: st
 	return diagnostics.filter((d) => d.code === "sandbox-blocked").map((d) => d.message.replace(/^the sandbox blocked /, ""));
 }
 
+/**
+ * Fields of a {@link RunResult} a parent's stored tool result and notification leave out (ADR 0188):
+ * they stay in the run record, and the service (`get(id)`), `/subagents` and the expanded rows read
+ * them from there by id. The model reads the whole result in the message text.
+ */
+export const RECORD_ONLY_FIELDS = ["receipt", "requestedVsUsed", "tools", "thinking", "sandboxed", "traceId"] as const;
+const RECORD_ONLY: ReadonlySet<string> = new Set(RECORD_ONLY_FIELDS);
+
+/**
+ * What a parent session stores as a result's `details`: the result without {@link RECORD_ONLY_FIELDS}
+ * and without empty values (null, an empty list, `truncated: false`) — a reader treats a missing
+ * field as null or empty.
+ * Details stored before (every field) read the same way.
+ */
+export type ResultDetails = Pick<RunResult, "id" | "type" | "description" | "status"> & Partial<Omit<RunResult, "id" | "type" | "description" | "status">>;
+
+/** The slim `details` of `result` (see {@link ResultDetails}). */
+export function resultDetails(result: RunResult): ResultDetails {
+	const out: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(result)) {
+		if (RECORD_ONLY.has(key) || value === null || (Array.isArray(value) && value.length === 0) || (key === "truncated" && value === false)) continue;
+		out[key] = value;
+	}
+	return out as ResultDetails;
+}
+
 /** `1 turn`, `2 turns`. */
 export function counted(n: number, noun: string): string {
 	return `${n} ${noun}${n === 1 ? "" : "s"}`;

@@ -19,8 +19,11 @@ export interface ShellOptions {
 	wrap?: ShellWrap;
 }
 
-/** A command and its environment as they are run instead (a child's sandbox wrap). */
-export type ShellWrap = (command: string, env: Readonly<Record<string, string | undefined>>) => { command: string; env: Record<string, string> };
+/** A command and its environment as they are run instead (a child's sandbox wrap, made on first use). */
+export type ShellWrap = (
+	command: string,
+	env: Readonly<Record<string, string | undefined>>,
+) => { command: string; env: Record<string, string> } | Promise<{ command: string; env: Record<string, string> }>;
 
 /** How a shell command ended. */
 export interface ShellOutcome {
@@ -38,16 +41,22 @@ export interface ShellOutcome {
 const DEFAULT_OUTPUT_LIMIT = 8 * 1024;
 
 /** Runs `command` through `/bin/sh -c`; never rejects. */
-export function runShell(command: string, options: ShellOptions): Promise<ShellOutcome> {
+export async function runShell(command: string, options: ShellOptions): Promise<ShellOutcome> {
 	const started = performance.now();
 	const limit = options.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
+	const env = { ...process.env, ...options.env };
+	let run: { command: string; env: Record<string, string | undefined> };
+	try {
+		run = options.wrap ? await options.wrap(command, env) : { command, env };
+	} catch (error) {
+		const startError = `its sandbox could not be made: ${error instanceof Error ? error.message : String(error)}`;
+		return { exitCode: null, signal: null, timedOut: false, startError, durationMs: performance.now() - started, output: "" };
+	}
 	return new Promise((resolve) => {
 		let output = "";
 		const keep = (chunk: Buffer) => {
 			output = (output + chunk.toString("utf8")).slice(-limit);
 		};
-		const env = { ...process.env, ...options.env };
-		const run = options.wrap ? options.wrap(command, env) : { command, env };
 		const child = spawn("/bin/sh", ["-c", run.command], {
 			cwd: options.cwd,
 			detached: true,

@@ -1,6 +1,7 @@
 /**
  * One child's sandbox (ADR 0150): its private temp dir, its policy (src/resolve/sandbox-policy.ts),
- * the wrap of its commands computed once, the hard links found in its write roots, and the tools
+ * the wrap of its commands computed once, at its first command (its first bash call or its verify:
+ * a child that runs none never makes one, nor starts the library), the hard links found in its write roots, and the tools
  * that enforce it. Disposing removes the temp dir and releases the wrap. Blocked attempts the
  * platform or the file tools report become `sandbox-blocked` diagnostics of the run.
  */
@@ -10,7 +11,7 @@ import { dirname, join } from "node:path";
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { Diagnostic } from "../core/diagnostics.ts";
 import { type SandboxPolicy, type SandboxPolicyInput, sandboxPolicy } from "../resolve/sandbox-policy.ts";
-import { releaseChild, sandboxedCommand, wrapChild } from "./manager.ts";
+import { type ChildWrap, releaseChild, sandboxedCommand, wrapChild } from "./manager.ts";
 import { hardLinkedFiles, pathGuard } from "./path-guard.ts";
 import { sandboxedTools } from "../runtime/pi/sandboxed-tools.ts";
 
@@ -21,7 +22,7 @@ export interface ChildSandbox {
 	policy: SandboxPolicy;
 	tools: ToolDefinition[];
 	/** `command` as it runs inside this sandbox (cadre's own commands for the child: its verify). */
-	shell(command: string, env: Readonly<Record<string, string | undefined>>): { command: string; env: Record<string, string> };
+	shell(command: string, env: Readonly<Record<string, string | undefined>>): Promise<{ command: string; env: Record<string, string> }>;
 	/** `sandbox-blocked` diagnostics: what the file tools refused. */
 	diagnostics(): Diagnostic[];
 	dispose(): void;
@@ -42,14 +43,16 @@ export async function prepareChildSandbox(options: ChildSandboxOptions): Promise
 	const policy = sandboxPolicy({ ...options, tempDir });
 	const hardLinks = policy.write.length > 0 ? hardLinkedFiles(policy.write.filter((root) => statSync(root, { throwIfNoEntry: false })?.isDirectory())) : [];
 	try {
-		const wrap = await wrapChild(policy, hardLinks);
+		// The wrap is made at the first command that needs it (ADR 0188): none for a child that runs none.
+		let made: Promise<ChildWrap> | null = null;
+		let disposed = false;
+		const wrap = () => (made ??= wrapChild(policy, hardLinks));
 		const guard = pathGuard(policy, hardLinks);
 		const tools = sandboxedTools({ cwd: options.cwd, tools: options.config.tools, policy, wrap, guard });
-		let disposed = false;
 		return {
 			policy,
 			tools,
-			shell: (command, env) => sandboxedCommand(wrap, policy, command, env),
+			shell: async (command, env) => sandboxedCommand(await wrap(), policy, command, env),
 			diagnostics: () =>
 				guard.blocked().map((attempt) => ({
 					severity: "warning" as const,
@@ -64,7 +67,7 @@ export async function prepareChildSandbox(options: ChildSandboxOptions): Promise
 				if (disposed) return;
 				disposed = true;
 				if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-				void releaseChild(wrap).catch(() => {});
+				if (made) void made.then(releaseChild).catch(() => {});
 			},
 		};
 	} catch (error) {

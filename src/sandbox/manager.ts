@@ -126,3 +126,8 @@ export async function closeSandboxWhenIdle(): Promise<void> {
 	started = null;
 	await manager?.reset().catch(() => {});
 }
+
+/** How many children hold a wrap now (taken by {@link wrapChild}, not yet released). */
+export function heldWraps(): number {
+	return liveWraps;
+}

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { captureStdout, createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, until } from "../runtime/harness.ts";
+import { captureStdout, createParent, fauxAssistantMessage, fauxToolCall, type Parent, fullResult, toolResults, until } from "../runtime/harness.ts";
 import { sandboxPlatform } from "../../src/sandbox/platform.ts";
 
 let parent: Parent | null = null;
@@ -214,7 +214,7 @@ describe("the parent-facing tools", () => {
 		});
 		await parent.session.prompt("the secret word is pelican");
 		const [result] = toolResults(parent.session, "subagent");
-		const tools = (result?.details as { tools: string[] }).tools;
+		const tools = fullResult(parent, result)?.tools;
 		expect(tools).toContain("grep");
 		for (const name of ["subagent", "get_subagent_result", "steer_subagent"]) expect(tools).not.toContain(name);
 		expect(childFirstMessage).toContain("<parent_conversation>");

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "./harness.ts";
+import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, fullResult, toolResults } from "./harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -121,7 +121,7 @@ export default function (pi) {
 		});
 		await parent.session.prompt("go");
 		const [result] = toolResults(parent.session, "subagent");
-		expect((result?.details as { tools: string[] }).tools).toEqual(["read", "peek"]);
+		expect(fullResult(parent, result)?.tools).toEqual(["read", "peek"]);
 		expect(existsSync(target)).toBe(false);
 		expect(childSaw).toContain("nested write:");
 		// pi's allowlist refuses it before cadre's guard would.
@@ -174,7 +174,7 @@ export default function (pi) {
 		});
 		await parent.session.prompt("go");
 		const [result] = toolResults(parent.session, "subagent");
-		const tools = (result?.details as { tools: string[] }).tools;
+		const tools = fullResult(parent, result)?.tools;
 		expect(tools).toContain("kept_tool");
 		expect(tools).not.toContain("noisy_tool");
 	});

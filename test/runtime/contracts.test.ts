@@ -77,7 +77,7 @@ describe("a persona's promised file", () => {
 		expect(details.contract?.repair).toEqual({ steered: true, worked: true, skipped: null });
 		expect(existsSync(join(parent?.cwd ?? "", "out/report.md"))).toBe(true);
 		expect(text).toContain("Repair turn: sent once; it fixed the contract.");
-		expect(details.requestedVsUsed.find((row) => row.field === "contract")).toMatchObject({ requested: ["report"], used: ["report"], note: "kept; repaired by a repair turn" });
+		expect(parent?.service().get(details.id)?.requestedVsUsed.find((row) => row.field === "contract")).toMatchObject({ requested: ["report"], used: ["report"], note: "kept; repaired by a repair turn" });
 	});
 
 	it("a child that still does not ends completed with contract.ok false naming the output — in the result, the event, the service and the record", async () => {

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "./harness.ts";
+import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, fullResult, toolResults } from "./harness.ts";
 import { sandboxPlatform } from "../../src/sandbox/platform.ts";
 
 let parent: Parent | null = null;
@@ -38,7 +38,7 @@ describe("foreground spawn", () => {
 		const details = result?.details as { status: string; tools: string[]; capabilityMode: string; transcript: string; turns: number; toolUses: number };
 		expect(details.status).toBe("completed");
 		// explore gets bash when it runs sandboxed (ADR 0185)
-		expect(details.tools).toEqual(["read", "grep", "find", "ls", ...(sandboxPlatform().available ? ["bash"] : [])]);
+		expect(fullResult(parent, result)?.tools).toEqual(["read", "grep", "find", "ls", ...(sandboxPlatform().available ? ["bash"] : [])]);
 		expect(details.capabilityMode).toBe("read-only");
 		expect(details.toolUses).toBe(1);
 		expect(details.turns).toBe(2);

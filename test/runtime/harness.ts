@@ -271,6 +271,12 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 	};
 }
 
+/** The whole result of a stored tool result's run, from the service by its id (stored details are slim, ADR 0188). */
+export function fullResult(parent: Parent | null, result: { details: unknown } | undefined): ReturnType<CadreService["get"]> {
+	const id = (result?.details as { id?: unknown } | undefined)?.id;
+	return typeof id === "string" ? parent?.service().get(id) : undefined;
+}
+
 /** The text of the tool results the parent received, by tool name. */
 export function toolResults(session: AgentSession, toolName: string): { text: string; isError: boolean; details: unknown }[] {
 	return session.messages

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { NotificationDetails } from "../../src/hosts/pi/notifications.ts";
 import type { RunResult } from "../../src/runtime/result.ts";
 import { loadRun } from "../../src/runtime/run-reader.ts";
-import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, type Script, type Turn, toolResults, until } from "./harness.ts";
+import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, type Script, type Turn, fullResult, toolResults, until } from "./harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -66,18 +66,19 @@ describe("verify", () => {
 		const stored = loadRun(join(dirname(details.transcript ?? ""), `${details.id}.run.json`));
 		expect(stored.ok && stored.run.verify?.ok).toBe(true);
 		// the receipt: what cadre saw, not what the child said
-		expect(details.receipt).toMatchObject({
+		const receipt = fullResult(parent, result)?.receipt;
+		expect(receipt).toMatchObject({
 			filesFrom: "tool-calls-and-git-status",
 			files: [{ path: "done.txt", added: 1, removed: 0 }],
 			commandCount: 2,
 			failedCommands: 1,
 			toolUses: { bash: 2, write: 1 },
 		});
-		expect(details.receipt?.commands.map((c) => [c.command, c.exitCode])).toEqual([
+		expect(receipt?.commands.map((c) => [c.command, c.exitCode])).toEqual([
 			["ls missing-file", 2],
 			["cat done.txt", 0],
 		]);
-		expect(details.receipt?.commands.every((c) => typeof c.durationMs === "number")).toBe(true);
+		expect(receipt?.commands.every((c) => typeof c.durationMs === "number")).toBe(true);
 		expect(result?.text).toContain("Receipt (observed by cadre): files changed (tool-calls-and-git-status): done.txt +1/-0.");
 		expect(result?.text).toContain("Commands: 2 run, 1 failed; last: `ls missing-file` → exit 2");
 		expect(stored.ok && stored.run.receipt?.files).toEqual([{ path: "done.txt", added: 1, removed: 0 }]);
@@ -116,7 +117,7 @@ describe("verify", () => {
 		const [result] = toolResults(parent.session, "subagent");
 		const details = result?.details as RunResult;
 		expect(details.status).toBe("completed");
-		expect(details.verify).toBeNull();
+		expect(details.verify ?? null).toBeNull();
 		expect(existsSync(join(cwd, "ran.txt"))).toBe(false);
 		expect(parent.requests.some((turn) => turn.lastText.includes(REPAIR))).toBe(false);
 		expect(details.warnings.join("\n")).toMatch(/\.pi\/agents\/checker\.md:3:\d+ warning verify-untrusted the definition's verify is not run: it comes from a project pi does not trust/);

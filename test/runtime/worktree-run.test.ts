@@ -18,7 +18,7 @@ afterEach(() => {
 /** A repository with one commit, and a parent whose general-purpose child writes b.txt in a worktree. */
 async function runWorktreeChild(
 	beforePrompt: (parent: Parent) => void = () => {},
-): Promise<{ repo: string; childCwd: string; details: { status: string; isolation: { isolation: string; branch: string; worktreePath?: string } | null }; isError: boolean | undefined }> {
+): Promise<{ repo: string; childCwd: string; details: { id: string; status: string; isolation: { isolation: string; branch: string; worktreePath?: string } | null }; isError: boolean | undefined }> {
 	for (const [key, value] of Object.entries({ GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" })) process.env[key] = value;
 	const repo = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "repo-"));
 	execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo });
@@ -42,7 +42,7 @@ async function runWorktreeChild(
 	beforePrompt(parent);
 	await parent.session.prompt("go");
 	const [result] = toolResults(parent.session, "subagent");
-	const details = result?.details as { status: string; isolation: { isolation: string; branch: string; worktreePath?: string } | null };
+	const details = result?.details as { id: string; status: string; isolation: { isolation: string; branch: string; worktreePath?: string } | null };
 	return { repo, childCwd, details, isError: result?.isError };
 }
 
@@ -61,7 +61,7 @@ describe("isolation: worktree in a run", () => {
 		const files = execFileSync("git", ["show", "--name-only", "--format=", details.isolation?.branch ?? "HEAD"], { cwd: repo, encoding: "utf8" });
 		expect(files).toContain("b.txt");
 		// an isolated run's receipt is its worktree's diff (issue 23)
-		const receipt = (details as unknown as { receipt: { filesFrom: string; files: unknown[]; toolUses: Record<string, number> } }).receipt;
+		const receipt = parent?.service().get(details.id)?.receipt;
 		expect(receipt).toMatchObject({ filesFrom: "worktree-diff", files: [{ path: "b.txt", added: 1, removed: 0 }], toolUses: { write: 1 } });
 	});
 

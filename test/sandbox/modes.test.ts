@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandboxPlatform } from "../../src/sandbox/platform.ts";
-import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "../runtime/harness.ts";
+import { createParent, fauxAssistantMessage, fauxToolCall, fullResult, type Parent, toolResults } from "../runtime/harness.ts";
 
 let parent: Parent | null = null;
 const path = process.env.PATH;
@@ -94,7 +94,7 @@ describe("without bubblewrap on PATH", () => {
 		const [result] = toolResults(parent.session, "subagent");
 		expect(result?.text).toContain("sandbox-unavailable");
 		expect(result?.text).toContain("Sandbox: not sandboxed");
-		expect((result?.details as { tools: string[] }).tools).not.toContain("bash");
+		expect(fullResult(parent, result)?.tools).not.toContain("bash");
 		expect(system).not.toContain("- bash:");
 	}, 30_000);
 });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunResult } from "../../src/runtime/result.ts";
 import { sandboxPlatform } from "../../src/sandbox/platform.ts";
-import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "../runtime/harness.ts";
+import { createParent, fauxAssistantMessage, fauxToolCall, fullResult, type Parent, toolResults } from "../runtime/harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -36,7 +36,8 @@ async function verifyOf(sandbox: "auto" | "off"): Promise<{ details: RunResult; 
 	});
 	await parent.session.prompt("go");
 	const [result] = toolResults(parent.session, "subagent");
-	return { details: result?.details as RunResult, outside };
+	// The stored details are slim (ADR 0188): the whole result is the service's, by id.
+	return { details: fullResult(parent, result) as RunResult, outside };
 }
 
 describe.skipIf(!sandboxPlatform().available)("verify of a sandboxed child", () => {

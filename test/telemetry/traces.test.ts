@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.ts";
-import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "../runtime/harness.ts";
+import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, fullResult, toolResults } from "../runtime/harness.ts";
 
 let parent: Parent | null = null;
 let receiver: OtlpReceiver | null = null;
@@ -111,7 +111,7 @@ describe("OpenTelemetry traces", () => {
 		expect(text).not.toContain("gen_ai.input.messages");
 		expect(text).not.toContain("gen_ai.tool.call.arguments");
 		// The trace id is in each run's result.
-		const results = toolResults(parent.session, "subagent").map((result) => result.details as { traceId: string | null });
+		const results = toolResults(parent.session, "subagent").map((result) => fullResult(parent, result) as { traceId: string | null });
 		expect(results.map((result) => result.traceId)).toEqual([turn.traceId, turn.traceId]);
 	});
 
@@ -142,7 +142,7 @@ describe("OpenTelemetry traces", () => {
 		await new Promise((r) => setTimeout(r, 200));
 		expect(receiver?.spans).toEqual([]);
 		const results = toolResults(parent.session, "subagent").map((result) => result.details as { traceId: string | null; status: string });
-		expect(results.map((result) => [result.status, result.traceId])).toEqual([
+		expect(results.map((result) => [result.status, result.traceId ?? null])).toEqual([
 			["completed", null],
 			["completed", null],
 		]);

@@ -1,13 +1,16 @@
 /**
  * The tool rows (issue 11 item 2) and the notification renderer (item 3, issue 15) at widths 40,
  * 80 and 160: the fields present, no line wider than the width, nothing from child text that a
- * terminal acts on; the expanded view holds the detail the collapsed one leaves out.
+ * terminal acts on; the expanded view holds the detail the collapsed one leaves out — from the run
+ * record when the stored details are slim (ADR 0188).
  */
 import { describe, expect, it } from "vitest";
 import { notificationLines } from "../../src/hosts/pi/ui/notification-renderer.ts";
 import { viewOfRecord } from "../../src/hosts/pi/ui/run-view.ts";
 import { plainStyle } from "../../src/hosts/pi/ui/text.ts";
-import { activityLines, fetchCallLines, fetchResultLines, resultLines, startedLines, steerCallLines, subagentCallLines, textResultLines } from "../../src/hosts/pi/ui/tool-rendering.ts";
+import { activityLines, createToolRenderers, fetchCallLines, fetchResultLines, resultLines, startedLines, steerCallLines, subagentCallLines, textResultLines } from "../../src/hosts/pi/ui/tool-rendering.ts";
+import { resultDetails } from "../../src/runtime/result.ts";
+import type { RunRecord } from "../../src/runtime/runs.ts";
 import { ansiStyle, expectSafeLines, HOSTILE, NOW, record, result, WIDTHS, withoutStyles } from "./support.ts";
 
 const text = (lines: string[]) => lines.map(withoutStyles).join("\n");
@@ -147,5 +150,45 @@ describe("notification renderer", () => {
 	it("details it cannot read fall back to the message text, made safe", () => {
 		const lines = notificationLines(undefined, `Background sub-agent x completed.${HOSTILE}`, false, 40, ansiStyle);
 		expectSafeLines(lines, 40);
+	});
+});
+
+describe("stored details slimmed to what the rows need (ADR 0188)", () => {
+	const overrides = {
+		text: "The review found two bugs.\nSecond line of the answer.",
+		trace: {
+			model: { value: "faux/child-model", layer: "definition", source: "d", candidates: [{ layer: "request", value: "nope/x", source: "request", outcome: "unresolvable" }] },
+		} as never,
+		receipt: { filesFrom: "tool-calls" as const, files: [{ path: "src/math.js", added: 2, removed: 1 }], commands: [], commandCount: 0, failedCommands: 0, toolUses: { edit: 1 } },
+	};
+	const ended = () => record({ state: "completed", endedAt: 40_000, currentTool: null, activity: "completed", ...overrides });
+	const host = (run: RunRecord | undefined) => ({ get: (id: string) => (run?.id === id ? run : undefined), runOfToolCall: () => undefined, track: () => {} });
+	const context = { toolCallId: "call-1", state: {}, isError: false, invalidate: () => {} };
+
+	it("collapsed, slim details show the same summary line as the whole result (a session written before)", () => {
+		const whole = result(overrides);
+		expect(text(resultLines(resultDetails(whole), false, 160, ansiStyle))).toBe(text(resultLines(whole, false, 160, ansiStyle)));
+	});
+
+	it("expanded, the row reads what the details leave out from the run record; without the record it shows what the details hold", () => {
+		const whole = result(overrides);
+		const slim = resultDetails(whole);
+		const render = (run: RunRecord | undefined, details: unknown) =>
+			text((createToolRenderers(host(run)).subagent.renderResult({ content: [{ type: "text", text: "t" }], details }, { expanded: true, isPartial: false }, plainStyle, context) as { render(width: number): readonly string[] }).render(80) as string[]);
+		const withRun = render(ended(), slim);
+		for (const field of ["requested vs used", "unresolvable", "receipt (observed by cadre)", "src/math.js +2/-1", "Second line"]) expect(withRun, field).toContain(field);
+		const without = render(undefined, slim);
+		expect(without).not.toContain("receipt (observed by cadre)");
+		expect(without).toContain("Second line");
+		// Details stored whole (an older session) render in full, with or without the record.
+		expect(render(undefined, whole)).toBe(withRun);
+	});
+
+	it("an expanded notification child reads the record the same way", () => {
+		const slim = resultDetails(result(overrides));
+		const run = ended();
+		const all = text(notificationLines({ runs: [slim] }, "fallback", true, 80, plainStyle, "", (id) => (id === run.id ? run : undefined)));
+		expect(all).toContain("receipt (observed by cadre)");
+		expect(text(notificationLines({ runs: [slim] }, "fallback", true, 80, plainStyle))).not.toContain("receipt (observed by cadre)");
 	});
 });

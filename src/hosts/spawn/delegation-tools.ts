@@ -8,7 +8,7 @@
  */
 import type { ExtensionContext, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { SpawnRequest } from "../../resolve/types.ts";
-import { counted, formatResult, notificationText, progressText, type RunResult, runResult, totalTokens } from "../../runtime/result.ts";
+import { counted, formatResult, notificationText, progressText, resultDetails, type RunResult, runResult, totalTokens } from "../../runtime/result.ts";
 import type { ProgressListener, RunRecord, RunRegistry } from "../../runtime/runs.ts";
 import { RESULT_DESCRIPTION, resultParameters, STEER_DESCRIPTION, steerParameters, subagentParameters } from "../pi/tools.ts";
 import { RESULT_TOOL, STEER_TOOL, SUBAGENT_TOOL } from "./tool-names.ts";
@@ -99,7 +99,7 @@ export function spawnToolDefinition(description: string, scopeOf: ScopeOf): AnyT
 							text: `Started sub-agent ${run.id} (${run.type}) in the background. You will be notified when it finishes; get_subagent_result with agent_id "${run.id}" fetches it (wait: true blocks).`,
 						},
 					],
-					details: runResult(run, scope.maxResultChars()),
+					details: resultDetails(runResult(run, scope.maxResultChars())),
 				};
 			}
 			// A run waiting on its child gives its slot back meanwhile (ADR 0173).
@@ -108,7 +108,7 @@ export function spawnToolDefinition(description: string, scopeOf: ScopeOf): AnyT
 			const result = runResult(finished, scope.maxResultChars());
 			return {
 				content: [{ type: "text", text: formatResult(result) }],
-				details: result,
+				details: resultDetails(result),
 				usage: toPiUsage(finished.treeUsage ?? finished.usage),
 				isError: finished.state !== "completed",
 			};
@@ -145,7 +145,7 @@ export function resultToolDefinition(scopeOf: ScopeOf): AnyTool {
 			const answers = waits ? await registry.whileWaiting(scope.caller, all) : await all();
 			return {
 				content: [{ type: "text", text: answers.map((a) => a.text).join("\n\n---\n\n") }],
-				details: answers.map((a) => a.result).filter((result): result is RunResult => result !== null),
+				details: answers.map((a) => a.result).filter((result): result is RunResult => result !== null).map(resultDetails),
 			};
 		},
 	};

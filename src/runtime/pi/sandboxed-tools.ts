@@ -29,7 +29,8 @@ export interface SandboxToolsOptions {
 	/** The child's tool names: only these are built. */
 	tools: readonly string[];
 	policy: SandboxPolicy;
-	wrap: ChildWrap;
+	/** The wrap bash runs, made at its first call (the same one every call). */
+	wrap(): Promise<ChildWrap>;
 	guard: PathGuard;
 }
 
@@ -72,11 +73,20 @@ export function sandboxedTools(options: SandboxToolsOptions): ToolDefinition[] {
 	const read = (path: string, tool: string) => guard.read(path, tool);
 	const out: ToolDefinition[] = [];
 	if (wanted.has("bash")) {
+		let made: ChildWrap | null = null;
 		const tool = createBashToolDefinition(cwd, {
-			spawnHook: (context) => ({ ...sandboxedCommand(wrap, policy, context.command, context.env), cwd: context.cwd }),
+			spawnHook: (context) => {
+				if (!made) throw new Error("cadre: the sandbox's wrap is not made yet");
+				return { ...sandboxedCommand(made, policy, context.command, context.env), cwd: context.cwd };
+			},
 		});
 		const note = policy.write.length === 0 ? "it cannot write any file" : "it can write only in its working tree and $TMPDIR";
-		out.push({ ...tool, description: `${tool.description}\n\nRuns in an OS sandbox: ${note}, has no network${policy.network.length > 0 ? ` except ${policy.network.join(", ")}` : ""} and no credential variables.` } as ToolDefinition);
+		// pi's spawn hook is synchronous: the wrap is made (once) before the first call runs.
+		const execute: typeof tool.execute = async (...args) => {
+			made ??= await wrap();
+			return tool.execute(...args);
+		};
+		out.push({ ...tool, execute, description: `${tool.description}\n\nRuns in an OS sandbox: ${note}, has no network${policy.network.length > 0 ? ` except ${policy.network.join(", ")}` : ""} and no credential variables.` } as ToolDefinition);
 	}
 	if (wanted.has("read")) {
 		out.push(

@@ -114,7 +114,9 @@ async function driveChild(registry: RegistryState, internal: Internal): Promise<
 	const child = await internal.plan.createChild(run, internal.cwd, internal.resumeFile);
 	internal.child = child;
 	bindBudgetRoom(registry, internal, child);
-	internal.receipt = createReceiptCollector(internal.cwd, run.isolation?.isolation === "worktree");
+	const hooks = registry.isolation;
+	const rootOf = hooks.repoRoot ? (cwd: string) => hooks.repoRoot?.(run, cwd) ?? Promise.resolve(null) : undefined;
+	internal.receipt = createReceiptCollector(internal.cwd, run.isolation?.isolation === "worktree", rootOf);
 	run.transcript = child.transcript;
 	save(registry, internal);
 	if (internal.stopRequested || internal.aborted) {

@@ -35,6 +35,11 @@ export interface IsolationHooks {
 	/** Returns the absolute cwd the child must use instead of the planned one, or null. */
 	prepare(run: RunRecord): Promise<{ cwd: string | null; report: IsolationReport | null }>;
 	finish(run: RunRecord, state: TerminalState): Promise<IsolationReport | null>;
+	/**
+	 * The top of the git working tree holding run `run`'s `cwd`, or null outside one (the receipt's
+	 * `git status`): the first answer is the one `prepare` found, later ones the cached facts.
+	 */
+	repoRoot?(run: RunRecord, cwd: string): Promise<string | null>;
 }
 
 /** Everything a run needs, decided before it is created (resolution, prompt, child factory). */

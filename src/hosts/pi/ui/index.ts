@@ -130,12 +130,12 @@ function startLiveSession(ctx: ExtensionContext, host: CadreUiHost, kind: "tui" 
 }
 
 /** The notification renderer: the message's children in a box like pi's custom messages. */
-function registerNotificationRenderer(pi: ExtensionAPI): void {
+function registerNotificationRenderer(pi: ExtensionAPI, record: (id: string) => RunRecord | undefined): void {
 	pi.registerMessageRenderer(NOTIFICATION_TYPE, (message, options: MessageRenderOptions, theme: Theme) => {
 		const content = typeof message.content === "string" ? message.content : message.content.map((part) => ("text" in part ? part.text : "")).join("");
 		const hint = options.keyHint("app.tools.expand", "to expand");
 		const box = new Box(options.outputPad, 1, (text) => theme.bg("customMessageBg", text));
-		box.addChild(new LinesComponent((width) => notificationLines(message.details, content, options.expanded, width, theme, hint)));
+		box.addChild(new LinesComponent((width) => notificationLines(message.details, content, options.expanded, width, theme, hint, record)));
 		return box;
 	});
 }
@@ -174,7 +174,7 @@ export function registerCadreUi(pi: ExtensionAPI, host: CadreUiHost): CadreUi {
 	});
 	const byTool: Record<string, unknown> = { subagent: renderers.subagent, get_subagent_result: renderers.fetch, steer_subagent: renderers.steer };
 	pi.registerToolRenderer((toolName, next) => (byTool[toolName] as ReturnType<typeof next>) ?? next());
-	registerNotificationRenderer(pi);
+	registerNotificationRenderer(pi, host.get);
 
 	const views = viewHost(host);
 	/** The view is open (the child list then leaves the keys alone). */

@@ -6,14 +6,15 @@
  * covers one child or a batch; its `details` are {@link NotificationDetails} (`{ runs }`), or one
  * `RunResult` in sessions written before batching. The model still reads `content`.
  */
-import type { RunResult } from "../../../runtime/result.ts";
+import type { ResultDetails } from "../../../runtime/result.ts";
+import type { RunRecord } from "../../../runtime/runs.ts";
 import type { NotificationDetails } from "../notifications.ts";
-import { formatDuration, formatTokens, formatTools, formatTurns, isRunResult, stateIcon, viewOfResult } from "./run-view.ts";
+import { formatDuration, formatTokens, formatTools, formatTurns, isRunResult, stateIcon, viewOfResult, withRecord } from "./run-view.ts";
 import { resultDetailLines, resultFlag } from "./tool-rendering.ts";
 import { dotted, fit, type Style, wrapped } from "./text.ts";
 
 /** The runs a notification message covers, whatever shape its details have. */
-export function notificationRuns(details: unknown): RunResult[] {
+export function notificationRuns(details: unknown): ResultDetails[] {
 	if (isRunResult(details)) return [details];
 	const runs = (details as Partial<NotificationDetails> | null)?.runs;
 	return Array.isArray(runs) ? runs.filter(isRunResult) : [];
@@ -23,7 +24,7 @@ export function notificationRuns(details: unknown): RunResult[] {
 const PREVIEW_LINES = 2;
 
 /** One child of a notification: its headline, stats and a preview (or, expanded, the whole result). */
-export function notificationRunLines(result: RunResult, expanded: boolean, width: number, style: Style): string[] {
+export function notificationRunLines(result: ResultDetails, expanded: boolean, width: number, style: Style): string[] {
 	const view = viewOfResult(result);
 	const flag = resultFlag(result);
 	// the flag first, so a line cut to a narrow width still shows it
@@ -35,12 +36,15 @@ export function notificationRunLines(result: RunResult, expanded: boolean, width
 	return [...lines, ...wrapped(preview.replace(/\s+/g, " ").trim(), width, "  ", PREVIEW_LINES).map((line) => style.fg("toolOutput", line))];
 }
 
-/** The whole notification: a header for a batch, then each child. */
-export function notificationLines(details: unknown, fallbackText: string, expanded: boolean, width: number, style: Style, hint = ""): string[] {
+/**
+ * The whole notification: a header for a batch, then each child. `record` finds a run's record,
+ * so an expanded child shows what its slim details leave to the record (ADR 0188).
+ */
+export function notificationLines(details: unknown, fallbackText: string, expanded: boolean, width: number, style: Style, hint = "", record?: (id: string) => RunRecord | undefined): string[] {
 	const runs = notificationRuns(details);
 	if (runs.length === 0) return wrapped(fallbackText, width, "", expanded ? Number.POSITIVE_INFINITY : 4);
 	const header = `${style.fg("accent", "cadre")} ${runs.length === 1 ? "background sub-agent finished" : `${runs.length} background sub-agents finished`}`;
 	const lines = [fit(hint && !expanded ? `${header}  ${hint}` : header, width)];
-	for (const run of runs) lines.push(...notificationRunLines(run, expanded, width, style));
+	for (const run of runs) lines.push(...notificationRunLines(expanded && record ? withRecord(run, record(run.id)) : run, expanded, width, style));
 	return lines;
 }

@@ -5,7 +5,7 @@
  * activity. Every string in a {@link RunView} has passed through `shown`, so renderers only style.
  */
 import { budgetUsage } from "../../../runtime/budget-meter.ts";
-import { type RunResult, sandboxBlocked, totalTokens } from "../../../runtime/result.ts";
+import { type ResultDetails, runResult, sandboxBlocked, totalTokens } from "../../../runtime/result.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { dotted, type Style, shown, type Tone } from "./text.ts";
 
@@ -47,9 +47,17 @@ export interface RunView {
 	budget: string | null;
 }
 
-/** A value shaped like a {@link RunResult} (tool details and notifications read back from a session are untyped). */
-export function isRunResult(value: unknown): value is RunResult {
-	return value !== null && typeof value === "object" && typeof (value as RunResult).id === "string" && typeof (value as RunResult).status === "string";
+/** A value shaped like stored result details (tool details and notifications read back from a session are untyped). */
+export function isRunResult(value: unknown): value is ResultDetails {
+	return value !== null && typeof value === "object" && typeof (value as ResultDetails).id === "string" && typeof (value as ResultDetails).status === "string";
+}
+
+/**
+ * Stored details (slim since ADR 0188, every field before) with what only the run record holds
+ * (receipt, requested vs used, warnings, tools), when the ended run is known; else as they are.
+ */
+export function withRecord(details: ResultDetails, run: RunRecord | undefined): ResultDetails {
+	return run && run.id === details.id && isEnded(run.state) ? { ...runResult(run, Number.MAX_SAFE_INTEGER), ...details } : details;
 }
 
 /** States a run can no longer leave. */
@@ -105,7 +113,7 @@ export function viewOfRecord(run: RunRecord, now: number = Date.now()): RunView 
 }
 
 /** A structured result (tool details, a notification) as the TUI shows it. */
-export function viewOfResult(result: RunResult, maxTurns: number | null = null): RunView {
+export function viewOfResult(result: ResultDetails, maxTurns: number | null = null): RunView {
 	return {
 		id: shown(String(result.id)),
 		type: shown(String(result.type)),

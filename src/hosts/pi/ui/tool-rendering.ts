@@ -9,10 +9,10 @@
  */
 import type { Component } from "@earendil-works/pi-tui";
 import type { Contract } from "../../../runtime/contract.ts";
-import type { RequestedVsUsed, RunResult } from "../../../runtime/result.ts";
+import type { RequestedVsUsed, ResultDetails, RunResult } from "../../../runtime/result.ts";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import { LinesComponent } from "./lines-component.ts";
-import { formatDuration, formatTokens, formatTokensWithContext, formatTools, formatTurns, isEnded, isRunResult, type RunView, stateIcon, statsLine, viewOfRecord, viewOfResult } from "./run-view.ts";
+import { formatDuration, formatTokens, formatTokensWithContext, formatTools, formatTurns, isEnded, isRunResult, type RunView, stateIcon, statsLine, viewOfRecord, viewOfResult, withRecord } from "./run-view.ts";
 import { liveIcon } from "./spinner.ts";
 import { dotted, fit, shown, type Style, widthOf, wrapped } from "./text.ts";
 
@@ -98,7 +98,7 @@ export function contractLines(contract: Contract | null | undefined): string[] {
 }
 
 /** The expanded detail of a finished run: differing request values, warnings, contract, isolation, transcript, answer. */
-export function resultDetailLines(result: RunResult, width: number, style: Style): string[] {
+export function resultDetailLines(result: ResultDetails, width: number, style: Style): string[] {
 	const lines: string[] = [];
 	const section = (title: string, items: string[]) => {
 		if (items.length === 0) return;
@@ -113,7 +113,7 @@ export function resultDetailLines(result: RunResult, width: number, style: Style
 	if (verdict) section(verdict, contract);
 	section(result.verify ? (result.verify.ok ? "verify passed" : "verify FAILED") : "verify", verifyLines(result.verify));
 	section("receipt (observed by cadre)", receiptLines(result.receipt));
-	section("isolation", isolationLines(result.isolation));
+	section("isolation", isolationLines(result.isolation ?? null));
 	// The whole path (a person copies it), wrapped when it does not fit.
 	if (result.transcript) lines.push(...wrapped(`transcript ${result.transcript}`, width, "", Number.POSITIVE_INFINITY, "  ").map((line) => style.fg("muted", line)));
 	lines.push("", ...wrapped(result.text ?? "(no final text)", width));
@@ -121,7 +121,7 @@ export function resultDetailLines(result: RunResult, width: number, style: Style
 }
 
 /** What a finished run must show even collapsed: a failed verify (issue 23), a contract not kept, or nothing. */
-export function resultFlag(result: Pick<RunResult, "contract" | "verify">): string | null {
+export function resultFlag(result: Pick<ResultDetails, "contract" | "verify">): string | null {
 	if (result.verify && !result.verify.ok) return "VERIFY FAILED";
 	return result.contract && !result.contract.ok ? "contract not kept" : null;
 }
@@ -145,7 +145,7 @@ export function receiptLines(receipt: RunResult["receipt"] | undefined): string[
 }
 
 /** A finished `subagent` or fetched result: the summary line, and the detail when expanded. */
-export function resultLines(result: RunResult, expanded: boolean, width: number, style: Style, hint = ""): string[] {
+export function resultLines(result: ResultDetails, expanded: boolean, width: number, style: Style, hint = ""): string[] {
 	const view = viewOfResult(result);
 	const summary = summaryLine(view, style, resultFlag(result), width);
 	const withHint = hint && !expanded && widthOf(`${summary}  ${hint}`) <= width ? `${summary}  ${hint}` : summary;
@@ -153,7 +153,7 @@ export function resultLines(result: RunResult, expanded: boolean, width: number,
 }
 
 /** A background spawn's answer: where the run went, and its state now (`live`, when the run is of this session). */
-export function startedLines(result: RunResult, width: number, style: Style, live: RunView | null = null): string[] {
+export function startedLines(result: ResultDetails, width: number, style: Style, live: RunView | null = null): string[] {
 	const view = live ?? viewOfResult(result);
 	return [fit(`${style.fg("accent", "↗")} ${style.bold(view.id)} ${style.fg("muted", `in the background (${view.state}) · /subagents opens it`)}`, width)];
 }
@@ -166,7 +166,7 @@ export function fetchCallLines(args: { agent_id?: string | string[]; wait?: bool
 }
 
 /** Each fetched run: finished ones as a summary (with the answer when expanded), running ones with their progress. */
-export function fetchResultLines(results: readonly RunResult[], live: (id: string) => RunView | null, expanded: boolean, width: number, style: Style): string[] {
+export function fetchResultLines(results: readonly ResultDetails[], live: (id: string) => RunView | null, expanded: boolean, width: number, style: Style): string[] {
 	const lines: string[] = [];
 	for (const result of results) {
 		const current = live(result.id);
@@ -255,14 +255,15 @@ export function createToolRenderers(host: ToolRenderHost) {
 				}
 				return lines((width) => startedLines(details, width, theme, liveView(details.id)));
 			}
-			return lines((width) => resultLines(details, options.expanded, width, theme, hint(context)));
+			return lines((width) => resultLines(options.expanded ? withRecord(details, host.get(details.id)) : details, options.expanded, width, theme, hint(context)));
 		},
 	};
 
 	const fetch = {
 		renderCall: (args: Parameters<typeof fetchCallLines>[0], theme: Style) => lines((width) => fetchCallLines(args ?? {}, width, theme)),
 		renderResult: (result: ToolResult, options: { expanded: boolean }, theme: Style, context: RenderContext) => {
-			const details = Array.isArray(result.details) ? result.details.filter(isRunResult) : [];
+			const stored = Array.isArray(result.details) ? result.details.filter(isRunResult) : [];
+			const details = options.expanded ? stored.map((one) => withRecord(one, host.get(one.id))) : stored;
 			const text = textOf(result);
 			return lines((width) => [
 				...fetchResultLines(details, liveView, options.expanded, width, theme),
