@@ -215,3 +215,32 @@ describe("cadre run: a tree held to its root's budget (issues 21 and 22, ADR 017
 	});
 });
 
+describe("cadre's own project files need an explicit trust decision (ADR 0190)", () => {
+	// A cloned repository whose only `.pi/` content is cadre's: pi has nothing it gates there, so it
+	// would trust the project without asking anyone — cadre does not.
+	const files = (extra: Record<string, string>) => ({
+		"agent/models.json": pricedModels(server.baseUrl),
+		"agent/subagents.json": JSON.stringify({ budget: { ceiling: { tokens: 3000 } } }),
+		"project/.pi/subagents.json": JSON.stringify({ budget: { ceiling: { tokens: 100000 } } }),
+		...extra,
+	});
+
+	it("a project with only cadre files cannot raise budget.ceiling when nobody trusted it", async () => {
+		const world = runWorld("trust-cadre-only-", server.baseUrl, { files: files({}) });
+		server.setScript(endless("task-trust-none"));
+		const run = await cadre(world, ["run", "explore", "task-trust-none: look", "--budget", "tokens=50000", "--json"]);
+		const result = JSON.parse(run.stdout);
+		expect(result.budget).toMatchObject({ limit: { tokens: 3000 } });
+		expect(mineOf("task-trust-none")).toHaveLength(2);
+	});
+
+	it("the user's explicit decision (settings defaultProjectTrust: always) trusts it", async () => {
+		const world = runWorld("trust-cadre-always-", server.baseUrl, { files: files({ "agent/settings.json": JSON.stringify({ defaultProjectTrust: "always" }) }) });
+		server.setScript(endless("task-trust-always"));
+		const run = await cadre(world, ["run", "explore", "task-trust-always: look", "--budget", "tokens=5000", "--json"]);
+		const result = JSON.parse(run.stdout);
+		// The trusted project's ceiling (100000) is the one that applies: the request's 5000 stands.
+		expect(result.budget).toMatchObject({ limit: { tokens: 5000 } });
+	});
+});
+

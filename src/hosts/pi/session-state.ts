@@ -21,6 +21,7 @@ import type { Telemetry } from "../../telemetry/telemetry.ts";
 import type { CadreUi, WidgetMode } from "./ui/index.ts";
 import { sandboxFacts } from "../../sandbox/spawn-sandbox.ts";
 import { sandboxPlatform } from "../../sandbox/platform.ts";
+import { contextTrust } from "../../runtime/pi/project-trust.ts";
 
 const USAGE_ENTRY = "cadre-usage";
 
@@ -138,7 +139,7 @@ export function ensure(host: ExtensionHost, ctx: ExtensionContext): SessionState
 /** The files as loaded for the parent's cwd, or null when loading threw. */
 export function safeLoad(host: ExtensionHost, ctx: ExtensionContext) {
 	try {
-		return loadFor({ cwd: ctx.cwd, agentDir: host.agentDir, homeDir: host.homeDir, projectTrusted: ctx.isProjectTrusted() });
+		return loadFor({ cwd: ctx.cwd, agentDir: host.agentDir, homeDir: host.homeDir, projectTrusted: contextTrust(ctx, host.agentDir, host.homeDir) });
 	} catch {
 		return null;
 	}

@@ -12,6 +12,7 @@ import type { ParentFacts } from "../../resolve/types.ts";
 import type { ChildExtensionSet } from "../../runtime/pi/child-extensions.ts";
 import { childMessages } from "../../runtime/pi/conversation.ts";
 import { piDocPaths } from "../../runtime/pi/pi-defaults.ts";
+import { contextTrust } from "../../runtime/pi/project-trust.ts";
 import { builtinToolGuidance } from "../../runtime/pi/tool-guidance.ts";
 import type { ParentSnapshot } from "./plan.ts";
 import { SPAWN_TOOLS } from "./tool-names.ts";
@@ -91,7 +92,8 @@ export function parentSnapshot(source: SnapshotSource, set: ChildExtensionSet): 
 		cwd: ctx.cwd,
 		agentDir: source.agentDir,
 		homeDir: source.homeDir,
-		projectTrusted: ctx.isProjectTrusted(),
+		// cadre's files: pi's trust as cadre takes it (ADR 0190).
+		projectTrusted: contextTrust(ctx, source.agentDir, source.homeDir),
 		facts: source.facts ? source.facts(facts) : facts,
 		prompt,
 		toolSnippets: { ...guidance.snippets },

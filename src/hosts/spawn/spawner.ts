@@ -16,6 +16,7 @@ import type { LoadResult } from "../../files/types.ts";
 import type { ParentFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
 import { type ChildExtensionSet, discoverChildExtensions } from "../../runtime/pi/child-extensions.ts";
 import { createChildSession } from "../../runtime/pi/child-session.ts";
+import { contextTrust } from "../../runtime/pi/project-trust.ts";
 import { parentModelRuntime, transcriptDir } from "../../runtime/pi/parent-session.ts";
 import { withAvailableModels } from "../../runtime/pi/model-catalog.ts";
 import { recordWriter } from "../../runtime/run-store.ts";
@@ -116,7 +117,7 @@ interface SpawnerState {
 function safeLoad(options: SpawnerOptions): LoadResult | null {
 	const ctx = options.ctx();
 	try {
-		return loadFor({ cwd: ctx.cwd, agentDir: options.agentDir, homeDir: options.homeDir, projectTrusted: ctx.isProjectTrusted() });
+		return loadFor({ cwd: ctx.cwd, agentDir: options.agentDir, homeDir: options.homeDir, projectTrusted: contextTrust(ctx, options.agentDir, options.homeDir) });
 	} catch {
 		return null;
 	}
@@ -262,9 +263,10 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	const source = resumeSource(state, resumeId);
 	const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
 	const skills = (options.promptOptions()?.skills ?? []) as Skill[];
+	// pi's trust for what pi loads (the child's settings); cadre's own files by cadre's rule (ADR 0190).
 	const projectTrusted = ctx.isProjectTrusted();
 	// Definitions are re-read at every spawn where a file or folder they come from changed.
-	const loadedNow = await state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted });
+	const loadedNow = await state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: contextTrust(ctx, agentDir, homeDir) });
 	state.lastLoaded = loadedNow;
 	options.onLoaded?.(loadedNow);
 	const runtime = parentModelRuntime(ctx);
@@ -313,7 +315,7 @@ async function start(state: SpawnerState, request: SpawnRequest, startOptions: S
 async function cachedLoad(state: SpawnerState): Promise<LoadResult | null> {
 	const ctx = state.options.ctx();
 	const { agentDir, homeDir } = state.options;
-	return state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: ctx.isProjectTrusted() }).catch(() => null);
+	return state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: contextTrust(ctx, agentDir, homeDir) }).catch(() => null);
 }
 
 /** The spawner of one parent session. */
