@@ -22,6 +22,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadRun } from "../src/runtime/run-reader.ts";
+import { recordPath } from "../src/runtime/run-store.ts";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const piBin = join(repo, "node_modules", ".bin", "pi");
@@ -128,6 +130,13 @@ Review like a senior engineer: correctness first, then clarity. Name each findin
 const REAL_PROMPT =
 	"Use the subagent tool twice: first spawn subagent_type explore with persona reviewer in the background (run_in_background: true) to review src/math.js; then spawn general-purpose in the foreground to summarize the project layout. Then call get_subagent_result with wait: true for the background run, and answer in two sentences.";
 
+/** A run's tools from its record (records are written next to the transcripts, ADR 0068). */
+function recordedTools(run: RunInfo): string[] {
+	if (!run.id || !run.transcript) return [];
+	const loaded = loadRun(recordPath(dirname(run.transcript), run.id));
+	return loaded.ok ? loaded.run.config.tools : [];
+}
+
 interface RunInfo {
 	id?: string;
 	type: string;
@@ -135,7 +144,8 @@ interface RunInfo {
 	model: string | null;
 	capabilityMode: string | null;
 	persona: string | null;
-	tools: string[];
+	/** Not in the stored details (ADR 0188): read from the run's record, next to its transcript. */
+	tools?: string[];
 	transcript: string | null;
 	/** The child's final answer. */
 	text?: string | null;
@@ -196,7 +206,7 @@ function main(): number {
 			if (text) finalText = text;
 		}
 	}
-	const list = [...runs.values()];
+	const list = [...runs.values()].map((run) => ({ ...run, tools: run.tools ?? recordedTools(run) }));
 	process.stdout.write(`cadre demo (${real ? "your configured model" : "offline, scripted faux model"}) in ${project}\n`);
 	for (const run of list) {
 		process.stdout.write(

@@ -206,7 +206,9 @@ describe("cadre run: a tree held to its root's budget (issues 21 and 22, ADR 017
 		// What the tree spent: the lead's three answers and its children's, within the root's budget
 		// (the clamped child's one answer may pass its own $0.009 by what one answer costs).
 		const treeCost = result.budget.used.cost + children.reduce((total, record) => total + (record.budget?.used.cost ?? 0), 0);
-		expect(treeCost).toBeCloseTo(0.033, 6);
+		// Each lead answer costs $0.001 (a lead waiting in its gate hears of its children's ends as they come, so it may ask more than three times).
+		const leadRequests = server.requests.filter((request) => request.agent === "lead" && JSON.stringify(request.messages).includes("lead the parts")).length;
+		expect(treeCost).toBeCloseTo(0.03 + 0.001 * leadRequests, 6);
 		expect(treeCost).toBeLessThanOrEqual(0.05);
 		// The lead's result: what its children reserved and what came back unused ($0.01 + $0.01; the third spent all).
 		expect(result.budget.children.reserved.cost).toBeCloseTo(0.049, 9);

@@ -6,6 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sandboxPlatform } from "../../src/sandbox/platform.ts";
 import { cliTree, runCli, runCliJson, testModels } from "../support/cli.ts";
 
 interface Diagnostic {
@@ -59,7 +60,8 @@ describe("foreign restriction keys", () => {
 	it("permissionMode: plan makes the child read-only, traced to the foreign key", () => {
 		const p = project({ "project/.pi/agents/planner.md": "---\ndescription: Plans\npermissionMode: plan\n---\nPlan.\n" });
 		const run = explainJson(p, "planner");
-		expect(run.json.config).toMatchObject({ capabilityMode: "read-only", tools: ["read"] });
+		// A read-only child keeps bash where it runs sandboxed (ADR 0185).
+		expect(run.json.config).toMatchObject({ capabilityMode: "read-only", tools: sandboxPlatform().available ? ["read", "bash"] : ["read"] });
 		expect(run.json.trace.capabilityMode).toMatchObject({ layer: "definition", source: ".pi/agents/planner.md:3" });
 	});
 

@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { sandboxPlatform } from "../../src/sandbox/platform.ts";
 import { expectCheckClean, explain, field, fields, file, importJson, type Project, projectWith, type ReportJson } from "./import-support.ts";
 
 type Run = { code: number | null; json: ReportJson };
@@ -243,7 +244,8 @@ describe("--from codex", () => {
 
 	it("round trip", () => {
 		expectCheckClean(p);
-		expect(explain(p, "reviewer").config).toMatchObject({ capabilityMode: "read-only", tools: ["read"], model: "test/gpt-5", reasoningEffort: "high" });
+		// A read-only child keeps bash where it runs sandboxed (ADR 0185).
+		expect(explain(p, "reviewer").config).toMatchObject({ capabilityMode: "read-only", tools: sandboxPlatform().available ? ["read", "bash"] : ["read"], model: "test/gpt-5", reasoningEffort: "high" });
 		expect(explain(p, "builder").refused).toBeFalsy();
 		expect(explain(p, "builder").config).toMatchObject({ capabilityMode: "read-only" });
 	});

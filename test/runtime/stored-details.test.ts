@@ -7,6 +7,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults } from "./harness.ts";
+import { sandboxPlatform } from "../../src/sandbox/platform.ts";
+
+/** The built-in explore's tools: bash too where it runs sandboxed (ADR 0185). */
+const EXPLORE_TOOLS = ["read", "grep", "find", "ls", ...(sandboxPlatform().available ? ["bash"] : [])];
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -33,7 +37,7 @@ describe("stored tool result details", () => {
 		expect(Object.values(details)).not.toContain(null);
 		expect(details).not.toHaveProperty("warnings");
 		const full = parent.service().get(details.id as string);
-		expect(full?.tools).toEqual(["read", "grep", "find", "ls"]);
+		expect(full?.tools).toEqual(EXPLORE_TOOLS);
 		expect(full?.receipt).toMatchObject({ commandCount: 0, toolUses: {} });
 		expect(full?.requestedVsUsed).toEqual([]);
 		// The model still reads the whole result.
@@ -63,6 +67,6 @@ describe("stored tool result details", () => {
 		for (const details of stored) for (const key of RECORD_ONLY) expect(details, key).not.toHaveProperty(key);
 		// Notification details stay whole (NotificationDetails.runs is RunResult[], ADR 0188).
 		const [note] = notified().flatMap((m) => (m as unknown as { details: { runs: Record<string, unknown>[] } }).details.runs);
-		expect(note).toMatchObject({ id, tools: ["read", "grep", "find", "ls"] });
+		expect(note).toMatchObject({ id, tools: EXPLORE_TOOLS });
 	});
 });

@@ -136,9 +136,11 @@ export function installBudgetGate(session: AgentSession, reserved: Budget, now: 
 			stop(check.over ?? (state.stoppedBy as BudgetDimension));
 			return { action: "end" };
 		}
-		if (check.share >= WARN_AT && !state.warned) {
+		// What live children hold is not spent yet: while they run, the warning counts the run's own answers.
+		const share = children?.live() ? checkBudget(limit, used).share : check.share;
+		if (share >= WARN_AT && !state.warned) {
 			state.warned = true;
-			await session.steer(wrapUpMessage(check.share)).catch(() => undefined);
+			await session.steer(wrapUpMessage(share)).catch(() => undefined);
 		}
 		return decided;
 	};
