@@ -55,7 +55,10 @@ async function uncommittedBase(repo: string, head: string, runId: string): Promi
 export function withRemoteWorkspaces(local: IsolationHooks, options: RemoteWorkspacesOptions): IsolationHooks {
 	const placers = new Map<string, WorkspacePlacer>();
 	const placements = new Map<string, Placement>();
+	const localRoot = local.repoRoot?.bind(local);
 	return {
+		// The receipt's repository lookup (ADR 0188): the local hooks' for a local run; none on a workspace.
+		...(localRoot ? { repoRoot: (run: RunRecord, cwd: string) => (remoteRuns.has(run.id) ? Promise.resolve(null) : localRoot(run, cwd)) } : {}),
 		async prepare(run: RunRecord) {
 			const allowed = run.config.workspace ?? [LOCAL_WORKSPACE];
 			const settings = options.settings();

@@ -96,3 +96,21 @@ describe.skipIf(missing !== null)("a batch over two sshds", () => {
 		expect(Math.max(...seen.filter((s) => s.workspace === "b").map((s) => s.concurrent))).toBeGreaterThan(1);
 	}, 20_000);
 });
+
+describe("withRemoteWorkspaces", () => {
+	it("keeps the local hooks' repository lookup for a local run (the receipt asks it instead of running git, ADR 0188)", async () => {
+		const { withRemoteWorkspaces } = await import("../../src/workspaces/remote-isolation.ts");
+		const asked: string[] = [];
+		const local = {
+			prepare: async () => ({ cwd: null, report: null }),
+			finish: async () => null,
+			repoRoot: async (_run: unknown, cwd: string) => {
+				asked.push(cwd);
+				return "/repo";
+			},
+		};
+		const hooks = withRemoteWorkspaces(local as never, { settings: () => null, parentCwd: "/repo" });
+		expect(await hooks.repoRoot?.({ id: "explore-1" } as never, "/repo/src")).toBe("/repo");
+		expect(asked).toEqual(["/repo/src"]);
+	});
+});
