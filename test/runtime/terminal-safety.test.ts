@@ -47,7 +47,8 @@ describe("pi: what cadre shows is escaped", () => {
 		expect(content).toContain("found \\x1b]0;owned\\x07");
 		expect(content).not.toMatch(UNSAFE);
 
-		const foreground = toolResults(parent.session, "subagent").find((r) => r.text.includes("fg "));
+		// By its description, not "fg " anywhere: a random run id can end in "fg" (explore-d37hfg).
+		const foreground = toolResults(parent.session, "subagent").find((r) => r.text.includes("(explore: fg "));
 		expect(foreground?.text).toContain("\\x9b31m");
 		expect(foreground?.text).not.toMatch(UNSAFE);
 		expect((foreground?.details as { text: string }).text).toBe(`found ${EVIL}`);
