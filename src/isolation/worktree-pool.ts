@@ -16,6 +16,7 @@
  * Refills (`git worktree add --detach` plus the includes) run in the background, at a lower CPU
  * priority, one at a time, and only while no spawn of this process is preparing its worktree.
  */
+import { oneAtATime } from "./repo-queue.ts";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
@@ -317,10 +318,12 @@ async function fillSlot(options: FillOptions): Promise<boolean> {
 	const slot = join(poolDir(options.repoDir), `p-${randomBytes(4).toString("hex")}`);
 	mkdirSync(dirname(slot), { recursive: true });
 	const root = options.facts.root;
-	const added = await runGit(["worktree", "add", "--quiet", "--detach", "--lock", "--reason", ownerLockReason(), slot, options.head], {
-		cwd: root,
-		background: true,
-	});
+	const added = await oneAtATime(root, () =>
+		runGit(["worktree", "add", "--quiet", "--detach", "--lock", "--reason", ownerLockReason(), slot, options.head], {
+			cwd: root,
+			background: true,
+		}),
+	);
 	if (added.code !== 0) return false;
 	try {
 		const include: IncludeRecord[] = [];

@@ -28,6 +28,7 @@ import { isInside } from "../files/read-confined.ts";
 import { realOrNearest } from "./file-tree.ts";
 import { commitUncommitted } from "./uncommitted.ts";
 import { lockHolder, ownerLockReason, takeOverLock } from "./worktree-lock.ts";
+import { oneAtATime } from "./repo-queue.ts";
 import { claimSlot, countInUse, handOut, poolSize, refillPool, whilePreparing } from "./worktree-pool.ts";
 import {
 	readSetupState,
@@ -438,11 +439,12 @@ async function gitWorktreeAdd(facts: RepoFacts, plan: AddPlan, branchName: strin
 	// its crashed owner left behind is told from a live one (ADR 0065).
 	const target = plan.newBranch ? ["-b", branchName, plan.path, start] : [plan.path, branchName];
 	try {
-		let added = await runGit(["worktree", "add", "--quiet", "--lock", "--reason", ownerLockReason(), ...target], { cwd: facts.root });
-		// git < 2.33 has no `add --reason`: a lock without an owner (in use until finished, as before)
-		if (added.code === 129 && /reason/.test(added.stderr)) {
-			added = await runGit(["worktree", "add", "--quiet", "--lock", ...target], { cwd: facts.root });
-		}
+		const add = async () => {
+			const first = await runGit(["worktree", "add", "--quiet", "--lock", "--reason", ownerLockReason(), ...target], { cwd: facts.root });
+			// git < 2.33 has no `add --reason`: a lock without an owner (in use until finished, as before)
+			return first.code === 129 && /reason/.test(first.stderr) ? runGit(["worktree", "add", "--quiet", "--lock", ...target], { cwd: facts.root }) : first;
+		};
+		const added = await oneAtATime(facts.root, add);
 		return added.code === 0 ? { ok: true } : { failure: creationFailure(added, plan.path) };
 	} catch (error) {
 		return { failure: fail("git-missing", (error as Error).message, "Install git (or put it on PATH).") };
