@@ -23,6 +23,8 @@ interface Entry {
 	charged: { tokens: number; cost: number };
 	/** What its children reserved from it, and what came back when they ended. */
 	lent: Lent;
+	/** How many of its children hold a reservation from it now (`live` is asked before every request). */
+	holders: number;
 }
 
 /** What a run lent its children over its life, and what came back unused. */
@@ -99,8 +101,12 @@ export function createBudgetLedger(session: Budget): BudgetLedger {
 			if (!result.ok) return result;
 			setRemaining(parent, result.remaining);
 			const lender = parent ? runs.get(parent) : undefined;
-			if (lender) lender.lent.reserved = added(lender.lent.reserved, { tokens: result.reserved.tokens ?? 0, cost: result.reserved.cost ?? 0 });
-			runs.set(id, { parent, reserved: result.reserved, remaining: { ...result.reserved }, charged: { tokens: 0, cost: 0 }, lent: { reserved: { tokens: 0, cost: 0 }, returned: { tokens: 0, cost: 0 } } });
+			if (lender) {
+				lender.lent.reserved = added(lender.lent.reserved, { tokens: result.reserved.tokens ?? 0, cost: result.reserved.cost ?? 0 });
+				lender.holders++;
+			}
+			const lent = { reserved: { tokens: 0, cost: 0 }, returned: { tokens: 0, cost: 0 } };
+			runs.set(id, { parent, reserved: result.reserved, remaining: { ...result.reserved }, charged: { tokens: 0, cost: 0 }, lent, holders: 0 });
 			return result;
 		},
 		charge(id, used) {
@@ -113,7 +119,11 @@ export function createBudgetLedger(session: Budget): BudgetLedger {
 			charge(entry, used);
 			runs.delete(id);
 			// Children still running now hold from this run's parent: what they leave goes there.
-			for (const other of runs.values()) if (other.parent === id) other.parent = entry.parent;
+			const heir = entry.parent ? runs.get(entry.parent) : undefined;
+			if (entry.holders > 0) {
+				for (const other of runs.values()) if (other.parent === id) other.parent = entry.parent;
+				if (heir) heir.holders += entry.holders;
+			}
 			// What is left (never below nothing: a run that went over by its last answer returns none).
 			const left: Spent = { tokens: 0, cost: 0 };
 			for (const dimension of ADDITIVE) {
@@ -124,14 +134,15 @@ export function createBudgetLedger(session: Budget): BudgetLedger {
 			const before = remainingOf(entry.parent);
 			const after = releaseBudget(before, entry.reserved, left);
 			setRemaining(entry.parent, after);
-			const lender = entry.parent ? runs.get(entry.parent) : undefined;
+			const lender = heir;
 			if (lender) {
+				lender.holders--;
 				const back = (dimension: "tokens" | "cost") => (before[dimension] === null || after[dimension] === null ? 0 : (after[dimension] as number) - (before[dimension] as number));
 				lender.lent.returned = added(lender.lent.returned, { tokens: back("tokens"), cost: back("cost") });
 			}
 			if (entry.parent) wake(entry.parent);
 		},
-		live: (id) => [...runs.values()].some((entry) => entry.parent === id),
+		live: (id) => (runs.get(id)?.holders ?? 0) > 0,
 		released: (id) => new Promise<void>((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), resolve])),
 		lent(id) {
 			const entry = runs.get(id);

@@ -266,7 +266,7 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	// pi's trust for what pi loads (the child's settings); cadre's own files by cadre's rule (ADR 0190).
 	const projectTrusted = ctx.isProjectTrusted();
 	// Definitions are re-read at every spawn where a file or folder they come from changed.
-	const loadedNow = await state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: contextTrust(ctx, agentDir, homeDir) });
+	const loadedNow = await state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: parent.projectTrusted });
 	state.lastLoaded = loadedNow;
 	options.onLoaded?.(loadedNow);
 	const runtime = parentModelRuntime(ctx);

@@ -115,8 +115,9 @@ export function installBudgetGate(session: AgentSession, reserved: Budget, now: 
 		tick();
 		let check = checkBudget(limitNow(), used, inFlight);
 		// Its children hold the rest: wait for one to end and give back what it did not use.
-		while (state.stoppedBy === null && heldBack(check.over, true) && !options?.signal?.aborted) {
-			await Promise.race([(children as GateChildren).released(), abortOf(options?.signal)]);
+		const aborted = heldBack(check.over, true) ? abortOf(options?.signal) : null;
+		while (aborted && state.stoppedBy === null && heldBack(check.over, true) && !options?.signal?.aborted) {
+			await Promise.race([(children as GateChildren).released(), aborted]);
 			tick();
 			check = checkBudget(limitNow(), used, inFlight);
 		}
