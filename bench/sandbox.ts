@@ -1,9 +1,10 @@
 /**
- * `npm run bench:sandbox` (issue 27, ADR 0151): in one run, the sandbox's start-up per parent
- * process, one child's preparation (policy, hard-link walk, the wrap computed once), and a trivial
- * bash command spawned the way pi's bash tool spawns it (`bash -c`) inside the child's sandbox
- * against the same command outside; plus the library used naively (a wrap per call, network
- * configured) for reference. Target: ≤ 25 ms added per call.
+ * `npm run bench:sandbox` (issue 27, ADRs 0151, 0187, 0195): in one run, the sandbox's start-up per
+ * parent process, one child's preparation (policy, hard-link walk), and a trivial bash call made
+ * through pi's own bash tool inside the child's sandbox (its long-lived sandboxed shell, ADR 0195)
+ * against the same tool call outside; the child's first call (which starts its sandbox); and, for
+ * reference, the earlier design (one sandbox start per call, its split) and the library used naively
+ * (a wrap per call, network configured). Target: ≤ 25 ms added per call.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -64,12 +65,24 @@ const sandbox = await prepareChildSandbox({
 console.log(`${"child preparation (once per child)".padEnd(44)} ${ms(now() - start)}`);
 const bashTool = sandbox.tools.find((tool) => tool.name === "bash");
 if (!bashTool) throw new Error("no sandboxed bash");
+const { createBashToolDefinition } = await import("@earendil-works/pi-coding-agent");
+const localBash = createBashToolDefinition(worktree);
+const toolCall = (tool: { execute: (...args: never[]) => Promise<unknown> }) => async () => {
+	await (tool.execute as (...args: unknown[]) => Promise<unknown>)("bench", { command: "true" }, undefined, undefined, undefined);
+};
+start = now();
+await toolCall(bashTool)();
+const firstCall = now() - start;
+const toolOutside = await p50("bash tool `true`, outside", toolCall(localBash));
+const toolInside = await p50("bash tool `true`, in the child's sandbox", toolCall(bashTool));
+console.log(`${"  the child's first call (starts its sandbox)".padEnd(44)} ${ms(firstCall)}`);
 // The wrap the child's bash tool runs (the spawn hook's command), with the real command in a variable.
 const wrap = (await import("../src/sandbox/manager.ts")).wrapChild;
 const wrapped = await wrap(sandbox.policy, []);
 const env = { ...process.env, [COMMAND_VARIABLE]: "true" };
-const outside = await p50("bash -c true, outside", () => run("true", process.env));
-const inside = await p50("bash -c true, in the child's sandbox", () => run(wrapped.command, env));
+console.log("for reference, one sandbox start per call (ADRs 0151, 0187):");
+const outside = await p50("  bash -c true, outside", () => run("true", process.env));
+const inside = await p50("  bash -c true, a sandbox started per call", () => run(wrapped.command, env));
 // Where the added time goes: the same bubblewrap invocation running `true` itself (its mounts and
 // namespaces), then through the library's seccomp helper, then the shells of the full wrap.
 const split = wrapped.command.lastIndexOf(" -- ");
@@ -77,11 +90,11 @@ const bwrapPart = wrapped.command.slice(0, split);
 const helper = /(\S*apply-seccomp)/.exec(wrapped.command)?.[1] ?? null;
 const bwrapOnly = await p50("  bwrap alone (same mounts and namespaces)", () => run(`${bwrapPart} -- /usr/bin/true`, env));
 const withHelper = helper ? await p50("  bwrap + seccomp helper, no shell", () => run(`${bwrapPart} -- /usr/bin/env SRT_ALLOW_NESTED_USERNS=0 ${helper} /usr/bin/true`, env)) : bwrapOnly;
-const naive = await p50("naive: wrap per call, network bridge", async () => {
+const naive = await p50("  naive: wrap per call, network bridge", async () => {
 	const command = await manager.wrapWithSandbox("true", "bash", { filesystem: { denyRead: sandbox.policy.denyRead, allowRead: [], allowWrite: sandbox.policy.write, denyWrite: [] }, network: { allowedDomains: [], deniedDomains: [] } } as never);
 	await run(command, process.env);
 });
-console.log(`added per call: ${ms(inside - outside)} (target ≤ 25 ms); naive adds ${ms(naive - outside)}; ratio inside/outside ${(inside / outside).toFixed(1)}×`);
+console.log(`added per call: ${ms(toolInside - toolOutside)} (target ≤ 25 ms), ratio inside/outside ${(toolInside / toolOutside).toFixed(2)}×; a sandbox per call added ${ms(inside - outside)}, naive ${ms(naive - outside)}`);
 console.log(`  of which bubblewrap (mounts, user/pid/net namespaces, /proc): ${ms(bwrapOnly - outside)}; seccomp helper (its nested namespaces): ${ms(withHelper - bwrapOnly)}; the wrap's shells: ${ms(inside - withHelper)}`);
 console.log(`  per child, not per call: the wrap (computed once, in child preparation); no network bridge for a child without network: ${/socat|claude-http/.test(wrapped.command) ? "NO (bridge in the wrap)" : "yes"}`);
 sandbox.dispose();

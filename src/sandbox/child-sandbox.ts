@@ -1,8 +1,9 @@
 /**
  * One child's sandbox (ADR 0150): its private temp dir, its policy (src/resolve/sandbox-policy.ts),
  * the wrap of its commands computed once, at its first command (its first bash call or its verify:
- * a child that runs none never makes one, nor starts the library), the hard links found in its write roots, and the tools
- * that enforce it. Disposing removes the temp dir and releases the wrap. Blocked attempts the
+ * a child that runs none never makes one, nor starts the library), the hard links found in its
+ * write roots, its one long-lived sandboxed shell for bash (ADR 0195), and the tools that enforce
+ * it. Disposing ends the shell, removes the temp dir and releases the wrap. Blocked attempts the
  * platform or the file tools report become `sandbox-blocked` diagnostics of the run.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -13,6 +14,7 @@ import type { Diagnostic } from "../core/diagnostics.ts";
 import { type SandboxPolicy, type SandboxPolicyInput, sandboxPolicy } from "../resolve/sandbox-policy.ts";
 import { type ChildWrap, releaseChild, sandboxedCommand, wrapChild } from "./manager.ts";
 import { hardLinkedFiles, pathGuard } from "./path-guard.ts";
+import { sandboxShell } from "./sandbox-shell.ts";
 import { sandboxedTools } from "../runtime/pi/sandboxed-tools.ts";
 
 /** What a child's sandbox is prepared from: the policy's inputs but its temp dir, which the child gets of its own. */
@@ -48,7 +50,9 @@ export async function prepareChildSandbox(options: ChildSandboxOptions): Promise
 		let disposed = false;
 		const wrap = () => (made ??= wrapChild(policy, hardLinks));
 		const guard = pathGuard(policy, hardLinks);
-		const tools = sandboxedTools({ cwd: options.cwd, tools: options.config.tools, policy, wrap, guard });
+		// bash runs in one long-lived sandbox per child, started at its first call (ADR 0195).
+		const bash = sandboxShell(wrap, policy);
+		const tools = sandboxedTools({ cwd: options.cwd, tools: options.config.tools, policy, bash, guard });
 		return {
 			policy,
 			tools,
@@ -66,6 +70,7 @@ export async function prepareChildSandbox(options: ChildSandboxOptions): Promise
 			dispose() {
 				if (disposed) return;
 				disposed = true;
+				bash.close();
 				if (tempDir) rmSync(tempDir, { recursive: true, force: true });
 				if (made) void made.then(releaseChild).catch(() => {});
 			},

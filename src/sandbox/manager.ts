@@ -54,10 +54,12 @@ export interface ChildWrap {
  * spawn hook and cadre's own commands for the child (its `verify`) both run through it.
  */
 export function sandboxedCommand(wrap: ChildWrap, policy: SandboxPolicy, command: string, env: Readonly<Record<string, string | undefined>>): { command: string; env: Record<string, string> } {
-	return {
-		command: wrap.command,
-		env: { ...sandboxEnvironment(env, policy), ...(policy.tempDir ? { TMPDIR: policy.tempDir } : {}), [COMMAND_VARIABLE]: command },
-	};
+	return { command: wrap.command, env: { ...commandEnvironment(policy, env), [COMMAND_VARIABLE]: command } };
+}
+
+/** The environment a command gets in a child's sandbox: no credential variables, `TMPDIR` the child's temp dir. */
+export function commandEnvironment(policy: SandboxPolicy, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+	return { ...sandboxEnvironment(env, policy), ...(policy.tempDir ? { TMPDIR: policy.tempDir } : {}) };
 }
 
 /**

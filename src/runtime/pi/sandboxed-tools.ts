@@ -1,7 +1,7 @@
 /**
  * A sandboxed child's tools (ADR 0150): pi's own bash, read, write, edit, grep, find and ls, built
- * with pi's `spawnHook` and `operations` so every call goes through the child's policy. bash runs
- * the child's one precomputed wrap with the command in a variable and a scrubbed environment; the
+ * with pi's `operations` so every call goes through the child's policy. bash runs each command in
+ * the child's one long-lived sandboxed shell (ADR 0195) with a scrubbed environment; the
  * file tools judge every path by its real path ({@link PathGuard}). Given to pi as the session's
  * custom tools, they replace the built-ins of the same name.
  */
@@ -20,7 +20,7 @@ import {
 	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
 import type { SandboxPolicy } from "../../resolve/sandbox-policy.ts";
-import { type ChildWrap, sandboxedCommand } from "../../sandbox/manager.ts";
+import type { SandboxShell } from "../../sandbox/sandbox-shell.ts";
 import type { PathGuard } from "../../sandbox/path-guard.ts";
 
 /** What the tools of one sandboxed child are built from. */
@@ -29,8 +29,8 @@ export interface SandboxToolsOptions {
 	/** The child's tool names: only these are built. */
 	tools: readonly string[];
 	policy: SandboxPolicy;
-	/** The wrap bash runs, made at its first call (the same one every call). */
-	wrap(): Promise<ChildWrap>;
+	/** The child's long-lived sandboxed shell every bash call runs in (ADR 0195). */
+	bash: SandboxShell;
 	guard: PathGuard;
 }
 
@@ -68,25 +68,14 @@ function guardedSearch<T extends ToolDefinition>(tool: T, name: string, cwd: str
 
 /** The sandboxed definitions of the child's built-in tools that the sandbox covers. */
 export function sandboxedTools(options: SandboxToolsOptions): ToolDefinition[] {
-	const { cwd, policy, wrap, guard } = options;
+	const { cwd, policy, bash, guard } = options;
 	const wanted = new Set(options.tools);
 	const read = (path: string, tool: string) => guard.read(path, tool);
 	const out: ToolDefinition[] = [];
 	if (wanted.has("bash")) {
-		let made: ChildWrap | null = null;
-		const tool = createBashToolDefinition(cwd, {
-			spawnHook: (context) => {
-				if (!made) throw new Error("cadre: the sandbox's wrap is not made yet");
-				return { ...sandboxedCommand(made, policy, context.command, context.env), cwd: context.cwd };
-			},
-		});
+		const tool = createBashToolDefinition(cwd, { operations: { exec: (command, dir, run) => bash.exec(command, dir, run) } });
 		const note = policy.write.length === 0 ? "it cannot write any file" : "it can write only in its working tree and $TMPDIR";
-		// pi's spawn hook is synchronous: the wrap is made (once) before the first call runs.
-		const execute: typeof tool.execute = async (...args) => {
-			made ??= await wrap();
-			return tool.execute(...args);
-		};
-		out.push({ ...tool, execute, description: `${tool.description}\n\nRuns in an OS sandbox: ${note}, has no network${policy.network.length > 0 ? ` except ${policy.network.join(", ")}` : ""} and no credential variables.` } as ToolDefinition);
+		out.push({ ...tool, description: `${tool.description}\n\nRuns in an OS sandbox: ${note}, has no network${policy.network.length > 0 ? ` except ${policy.network.join(", ")}` : ""} and no credential variables.` } as ToolDefinition);
 	}
 	if (wanted.has("read")) {
 		out.push(
