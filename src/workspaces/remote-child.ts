@@ -4,12 +4,13 @@
  * a remote workspace always works in its own remote worktree — the parent's files are not on that
  * machine, so "no isolation" cannot mean working in them (ADR 0182). `finish` commits what it left
  * and fetches `cadre/<id>` home; when the link is lost the worktree is kept for `recoverRemoteRun`.
+ * A resumed run reopens the worktree and branch of its chain's first run (ADR 0196).
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { WorkspaceSpec } from "../files/types.ts";
 import { remoteTools } from "../runtime/pi/remote-tools.ts";
 import { remoteOps } from "./remote-fs.ts";
-import { commitRemoteWork, createRemoteWorktree, fetchRemoteBranch, finishRemoteWorktree, type RemoteWorktree } from "./remote-worktree.ts";
+import { commitRemoteWork, createRemoteWorktree, fetchRemoteBranch, finishRemoteWorktree, type RemoteWorktree, reopenRemoteWorktree } from "./remote-worktree.ts";
 import type { SshTarget, WorkspaceError } from "./ssh-connection.ts";
 import { openWorkspaceLink, type WorkspaceLink, type WorkspaceLinkOptions } from "./workspace-link.ts";
 
@@ -28,6 +29,8 @@ export interface RemoteChildOptions {
 	/** The child's tool names. */
 	tools: readonly string[];
 	link?: WorkspaceLinkOptions;
+	/** A resume: the chain's first run id (its worktree and branch) and the base its kept worktree started from. */
+	resume?: { chainId: string; base: string };
 }
 
 export interface RemoteChild {
@@ -51,7 +54,11 @@ export function sshTarget(name: string, spec: WorkspaceSpec): SshTarget {
 export async function prepareRemoteChild(options: RemoteChildOptions): Promise<RemoteChild> {
 	const link = await openWorkspaceLink(sshTarget(options.name, options.spec), options.link);
 	try {
-		const worktree = await createRemoteWorktree(await link.connection(), options.spec.root, options.localRepo, options.id, options.base);
+		const connection = await link.connection();
+		const worktree = options.resume
+			? await reopenRemoteWorktree(connection, options.spec.root, options.localRepo, options.resume.chainId, options.resume.base)
+			: await createRemoteWorktree(connection, options.spec.root, options.localRepo, options.id, options.base);
+		const branchId = options.resume?.chainId ?? options.id;
 		const ops = remoteOps(() => link.connection(), { remoteDir: worktree.dir, localCwd: options.localCwd });
 		return {
 			link,
@@ -59,7 +66,7 @@ export async function prepareRemoteChild(options: RemoteChildOptions): Promise<R
 			tools: remoteTools({ tools: options.tools, ops, workspace: options.name }),
 			lost: link.lost,
 			async finish() {
-				const done = await finishRemoteWorktree(await link.connection(), options.spec.root, options.localRepo, options.id, worktree);
+				const done = await finishRemoteWorktree(await link.connection(), options.spec.root, options.localRepo, branchId, worktree);
 				return { branch: worktree.branch, ...done };
 			},
 			dispose: () => link.close(),

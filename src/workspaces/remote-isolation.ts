@@ -32,6 +32,17 @@ export interface RemoteWorkspacesOptions {
 	/** The parent's cwd: its repository is the one synced. */
 	parentCwd: string;
 	link?: WorkspaceLinkOptions;
+	/** A run's record (this session's or an earlier process's): a resume continues where it ran. */
+	record?(id: string): RunRecord | undefined;
+	/** The first run of the resume chain of run `id` (its worktree and branch are the chain's). */
+	chainRoot?(id: string): string;
+}
+
+/** Where a resumed run ran, when that was an SSH workspace: its workspace and its worktree's base. */
+function remoteOrigin(record: RunRecord | undefined): { workspace: string; base: string } | null {
+	const isolation = record?.isolation as Record<string, unknown> | null | undefined;
+	const { workspace, base } = isolation ?? {};
+	return typeof workspace === "string" && workspace !== LOCAL_WORKSPACE && typeof base === "string" ? { workspace, base } : null;
 }
 
 function placerFor(settings: Settings, placers: Map<string, WorkspacePlacer>): WorkspacePlacer {
@@ -60,8 +71,11 @@ export function withRemoteWorkspaces(local: IsolationHooks, options: RemoteWorks
 		// The receipt's repository lookup (ADR 0188): the local hooks' for a local run; none on a workspace.
 		...(localRoot ? { repoRoot: (run: RunRecord, cwd: string) => (remoteRuns.has(run.id) ? Promise.resolve(null) : localRoot(run, cwd)) } : {}),
 		async prepare(run: RunRecord) {
-			const allowed = run.config.workspace ?? [LOCAL_WORKSPACE];
+			// A resume continues on the workspace it ran on, in its chain's worktree (ADR 0196).
+			const origin = run.resumeOf ? remoteOrigin(options.record?.(run.resumeOf)) : null;
+			const allowed = origin ? [origin.workspace] : (run.config.workspace ?? [LOCAL_WORKSPACE]);
 			const settings = options.settings();
+			if (origin && !settings?.workspaces[origin.workspace]) throw new Error(`Spawn refused (workspace-unknown): run ${run.resumeOf} ran on workspace ${origin.workspace}, which is no longer in settings workspaces; add it back to resume the run there`);
 			if (!settings || allowed.every((name) => name === LOCAL_WORKSPACE)) return local.prepare(run);
 			const placement = await placerFor(settings, placers).place(allowed);
 			const spec = settings.workspaces[placement.workspace];
@@ -74,10 +88,11 @@ export function withRemoteWorkspaces(local: IsolationHooks, options: RemoteWorks
 				const head = (await gitOrThrow(["rev-parse", "HEAD"], { cwd: repo })).trim();
 				// copy_uncommitted (ADR 0087): the parent's uncommitted work as a base commit, made here, synced like any
 				const base = run.config.copyUncommitted ? await uncommittedBase(repo, head, run.id) : head;
-				const child = await prepareRemoteChild({ name: placement.workspace, spec, localRepo: repo, base, id: run.id, localCwd: run.plannedCwd, tools: run.config.tools, link: { graceMs: (spec.graceSeconds ?? 60) * 1000, ...options.link } });
+				const resume = origin && run.resumeOf ? { chainId: options.chainRoot?.(run.resumeOf) ?? run.resumeOf, base: origin.base } : undefined;
+				const child = await prepareRemoteChild({ name: placement.workspace, spec, localRepo: repo, base, id: run.id, localCwd: run.plannedCwd, tools: run.config.tools, link: { graceMs: (spec.graceSeconds ?? 60) * 1000, ...options.link }, ...(resume ? { resume } : {}) });
 				remoteRuns.set(run.id, child);
 				placements.set(run.id, placement);
-				return { cwd: null, report: { isolation: "worktree", workspace: placement.workspace, branch: child.worktree.branch, remoteWorktree: child.worktree.dir, base } };
+				return { cwd: null, report: { isolation: "worktree", workspace: placement.workspace, branch: child.worktree.branch, remoteWorktree: child.worktree.dir, base: child.worktree.base } };
 			} catch (error) {
 				placement.release();
 				const code = (error as { code?: string }).code;

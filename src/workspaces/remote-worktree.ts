@@ -105,6 +105,31 @@ export async function createRemoteWorktree(connection: SshConnection, root: stri
 	return { clone, dir, branch, base };
 }
 
+/**
+ * The remote worktree of a resumed run, on the branch of its resume chain's first run
+ * (`cadre/<chainId>`): the kept one when it is still there (its work was never fetched home, the
+ * link having been lost), else a new one at the local branch's tip — the work fetched home — with
+ * the workspace's branch reset to it.
+ */
+export async function reopenRemoteWorktree(connection: SshConnection, root: string, localRepo: string, chainId: string, keptBase: string): Promise<RemoteWorktree> {
+	const dir = posix.join(root, "worktrees", chainId);
+	const branch = `cadre/${chainId}`;
+	const clone = clonePath(root, localRepo);
+	const kept = await run(connection, `if [ -d ${shq(dir)} ] && [ "$(git -C ${shq(dir)} rev-parse --abbrev-ref HEAD 2>/dev/null)" = ${shq(branch)} ]; then touch ${shq(startMarker(root, chainId))} && echo KEPT; fi`);
+	if (kept.toString().trim() === "KEPT") return { clone, dir, branch, base: keptBase };
+	const local = await runGit(["rev-parse", "--verify", "-q", `refs/heads/${branch}^{commit}`], { cwd: localRepo });
+	if (local.code !== 0) throw new Error(`the branch ${branch} is not in ${localRepo} and its remote worktree is gone: the run cannot be resumed on the workspace`);
+	const tip = local.stdout.trim();
+	await syncClone(connection, root, localRepo, tip);
+	await run(connection, `mkdir -p ${shq(posix.join(root, "worktrees"))} && git -C ${shq(clone)} worktree prune && git -C ${shq(clone)} worktree add -q -B ${shq(branch)} ${shq(dir)} ${shq(tip)} && touch ${shq(startMarker(root, chainId))}`);
+	return { clone, dir, branch, base: tip };
+}
+
+/** Removes a child's remote worktree once its work is home (the clone keeps the branch). */
+export async function removeRemoteWorktree(connection: SshConnection, worktree: RemoteWorktree): Promise<void> {
+	await run(connection, `git -C ${shq(worktree.clone)} worktree remove --force ${shq(worktree.dir)}`);
+}
+
 /** Commits what the child left uncommitted in its remote worktree; true when there was something. */
 export async function commitRemoteWork(connection: SshConnection, worktree: RemoteWorktree, id: string): Promise<boolean> {
 	const out = await run(connection, `cd ${shq(worktree.dir)} && git add -A && if git diff --cached --quiet; then echo clean; else git ${IDENTITY} commit -q -m ${shq(`cadre: uncommitted work of ${id}`)} && echo committed; fi`);
@@ -165,6 +190,8 @@ export async function finishRemoteWorktree(connection: SshConnection, root: stri
 	const tip = /^TIP (\S+)/m.exec(out)?.[1] ?? "";
 	const escaped = [...out.matchAll(/^ESC (.+)$/gm)].map((m) => m[1] as string);
 	await bringHome(connection, localRepo, worktree.branch, worktree.base, tip, bundle);
+	// the work is home: the remote tree goes, as a local worktree does (a resume makes a new one)
+	await removeRemoteWorktree(connection, worktree);
 	return { tip, committed: /^COMMITTED$/m.test(out), escaped };
 }
 

@@ -57,6 +57,33 @@ describe.skipIf(missing !== null)("cadre run on SSH workspaces", () => {
 		expect(gitOut(world.project, ["status", "--porcelain"])).toBe("");
 	}, 20_000);
 
+	it("a resumed remote run continues on the same workspace and branch, from its work so far", async () => {
+		const [box] = servers as [TestSshd];
+		const world = runWorld("run-remote-resume-", server.baseUrl, { git: true, files: { "agent/subagents.json": JSON.stringify({ workspaces: { box: workspace(box) } }), "agent/agents/remote.md": definition("box") } });
+		server.setScript((request) =>
+			request.step === 0 ? { toolCalls: [{ name: "write", arguments: { path: "first.txt", content: "first part\n" } }] } : { text: "first done" },
+		);
+		const first = JSON.parse((await cadre(world, ["run", "remote", "write the first part", "--json"], { timeoutMs: 18_000 })).stdout);
+		expect(first.status).toBe("completed");
+		// its remote worktree went away once its work was home
+		expect(existsSync(join(box.root, "worktrees", first.id))).toBe(false);
+		// the resumed conversation holds the first run's two answers: its own start at step 2
+		server.setScript((request) =>
+			request.step === 2
+				? { toolCalls: [{ name: "bash", arguments: { command: "cat first.txt && echo second part > second.txt && pwd" } }] }
+				: { text: `second done: ${request.lastText}` },
+		);
+		const run = await cadre(world, ["run", "--resume", first.id, "write the second part", "--json"], { timeoutMs: 18_000 });
+		expect(run.code, run.stderr).toBe(0);
+		const second = JSON.parse(run.stdout);
+		expect(second.text).toContain("first part");
+		expect(second.isolation).toMatchObject({ workspace: "box", branch: `cadre/${first.id}` });
+		expect(second.text).toContain(join(box.root, "worktrees", first.id));
+		expect(gitOut(world.project, ["show", `cadre/${first.id}:first.txt`])).toBe("first part\n");
+		expect(gitOut(world.project, ["show", `cadre/${first.id}:second.txt`])).toBe("second part\n");
+		expect(() => gitOut(world.project, ["rev-parse", "--verify", "-q", `cadre/${second.id}`])).toThrow();
+	}, 30_000);
+
 	it("starts from the parent's uncommitted work with copy_uncommitted (a base commit synced like any)", async () => {
 		const [box] = servers as [TestSshd];
 		const world = runWorld("run-remote-dirty-", server.baseUrl, {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { remoteOps } from "../../src/workspaces/remote-fs.ts";
-import { clonePath, commitRemoteWork, createRemoteWorktree, fetchRemoteBranch, finishRemoteWorktree } from "../../src/workspaces/remote-worktree.ts";
+import { clonePath, commitRemoteWork, createRemoteWorktree, fetchRemoteBranch, finishRemoteWorktree, reopenRemoteWorktree } from "../../src/workspaces/remote-worktree.ts";
 import type { SshTarget } from "../../src/workspaces/ssh-connection.ts";
 import { openWorkspaceLink } from "../../src/workspaces/workspace-link.ts";
 import { sshdMissing, startSshd, type TestSshd } from "../support/sshd.ts";
@@ -36,6 +36,25 @@ describe.skipIf(missing !== null)("remote worktrees over a real sshd", () => {
 		target = { name: "box", host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile, knownHosts: sshd.knownHosts };
 	});
 	afterAll(async () => sshd?.stop());
+
+	it("a resume reopens a kept remote worktree as it was, and after its work came home starts a new one at the branch's tip", async () => {
+		const parent = repo();
+		const head = git(parent, "rev-parse", "HEAD");
+		const link = await openWorkspaceLink(target);
+		const connection = await link.connection();
+		const wt = await createRemoteWorktree(connection, sshd.root, parent, "k1", head);
+		writeFileSync(join(wt.dir, "unsaved.txt"), "left when the link was lost\n"); // the sshd is on this machine
+		const kept = await reopenRemoteWorktree(connection, sshd.root, parent, "k1", head);
+		expect(kept).toEqual(wt);
+		expect(existsSync(join(kept.dir, "unsaved.txt"))).toBe(true);
+		const { tip } = await finishRemoteWorktree(connection, sshd.root, parent, "k1", kept);
+		expect(existsSync(wt.dir)).toBe(false); // its work is home: the remote tree went
+		expect(git(parent, "show", "cadre/k1:unsaved.txt")).toBe("left when the link was lost");
+		const again = await reopenRemoteWorktree(connection, sshd.root, parent, "k1", head);
+		expect(again).toMatchObject({ dir: wt.dir, branch: "cadre/k1", base: tip });
+		expect(existsSync(join(again.dir, "unsaved.txt"))).toBe(true);
+		link.close();
+	}, 20_000);
 
 	it("runs the child in a remote worktree of the parent's commit and brings its work home as cadre/<id>", async () => {
 		const parent = repo();
@@ -64,7 +83,8 @@ describe.skipIf(missing !== null)("remote worktrees over a real sshd", () => {
 		const head2 = git(parent, "rev-parse", "HEAD");
 		const wt2 = await createRemoteWorktree(connection, sshd.root, parent, "r2", head2);
 		expect(wt2.clone).toBe(clonePath(sshd.root, parent));
-		expect((await ops.readFile(join(parent, "app.txt")).catch(() => null))?.toString()).toBe("v2 from remote\n"); // r1's tree, still there
+		expect(await ops.readFile(join(parent, "app.txt")).catch(() => null)).toBeNull(); // r1's tree went once its work was home (ADR 0196)
+		expect(existsSync(wt.dir)).toBe(false);
 		const ops2 = remoteOps(() => link.connection(), { remoteDir: wt2.dir, localCwd: parent });
 		expect((await ops2.readFile("app.txt")).toString()).toBe("v3\n");
 		link.close();

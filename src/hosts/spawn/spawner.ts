@@ -151,7 +151,7 @@ function parentRegistry(options: SpawnerOptions, loaded: LoadResult | null, last
 			childCwd: (run) => run.plannedCwd,
 			touchedByParent: (since) => options.touchedByParent?.(since) ?? new Set(),
 			chainRoot: (id) => chainRoot(id, (run) => registry.get(run)),
-		}), { settings: () => lastLoaded()?.settings ?? null, parentCwd: initial.cwd }),
+		}), { settings: () => lastLoaded()?.settings ?? null, parentCwd: initial.cwd, record: (id) => registry.get(id), chainRoot: (id) => chainRoot(id, (run) => registry.get(run)) }),
 		emit: options.emit,
 		onTerminal: (run) => {
 			options.telemetry?.ended(run);
