@@ -10,7 +10,16 @@ import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { WorkspaceSpec } from "../files/types.ts";
 import { remoteTools } from "../runtime/pi/remote-tools.ts";
 import { remoteOps } from "./remote-fs.ts";
-import { commitRemoteWork, createRemoteWorktree, fetchRemoteBranch, finishRemoteWorktree, type RemoteWorktree, reopenRemoteWorktree } from "./remote-worktree.ts";
+import {
+	commitRemoteWork,
+	createRemoteWorktree,
+	fetchRemoteBranch,
+	finishRemoteWorktree,
+	type RemoteWorktree,
+	remoteWorktreeExists,
+	removeRemoteWorktree,
+	reopenRemoteWorktree,
+} from "./remote-worktree.ts";
 import type { SshTarget, WorkspaceError } from "./ssh-connection.ts";
 import { openWorkspaceLink, type WorkspaceLink, type WorkspaceLinkOptions } from "./workspace-link.ts";
 
@@ -77,13 +86,20 @@ export async function prepareRemoteChild(options: RemoteChildOptions): Promise<R
 	}
 }
 
-/** `cadre worktrees recover` for a remote run: commits what its kept worktree holds and fetches it. */
-export async function recoverRemoteRun(options: Omit<RemoteChildOptions, "tools" | "localCwd"> & { worktree: RemoteWorktree }): Promise<string> {
+/**
+ * `cadre worktrees recover` for a remote run: commits what its kept worktree holds, fetches it and
+ * removes the remote tree (its work is home, ADR 0196). Null when the tree is gone already
+ * (recovered or resumed before).
+ */
+export async function recoverRemoteRun(options: Omit<RemoteChildOptions, "tools" | "localCwd"> & { worktree: RemoteWorktree }): Promise<string | null> {
 	const link = await openWorkspaceLink(sshTarget(options.name, options.spec), options.link);
 	try {
 		const connection = await link.connection();
+		if (!(await remoteWorktreeExists(connection, options.worktree))) return null;
 		await commitRemoteWork(connection, options.worktree, options.id);
-		return await fetchRemoteBranch(connection, options.spec.root, options.localRepo, options.id, options.base);
+		const tip = await fetchRemoteBranch(connection, options.spec.root, options.localRepo, options.id, options.base);
+		await removeRemoteWorktree(connection, options.worktree);
+		return tip;
 	} finally {
 		link.close();
 	}

@@ -125,6 +125,11 @@ export async function reopenRemoteWorktree(connection: SshConnection, root: stri
 	return { clone, dir, branch, base: tip };
 }
 
+/** Whether a child's remote worktree is still there. */
+export async function remoteWorktreeExists(connection: SshConnection, worktree: RemoteWorktree): Promise<boolean> {
+	return (await run(connection, `if [ -d ${shq(worktree.dir)} ]; then echo YES; fi`)).toString().trim() === "YES";
+}
+
 /** Removes a child's remote worktree once its work is home (the clone keeps the branch). */
 export async function removeRemoteWorktree(connection: SshConnection, worktree: RemoteWorktree): Promise<void> {
 	await run(connection, `git -C ${shq(worktree.clone)} worktree remove --force ${shq(worktree.dir)}`);

@@ -5,7 +5,7 @@
  * batch of 12 over two workspaces keeps each one's maxConcurrent (counted by the runs themselves
  * at the servers).
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatServer, startChatServer } from "../support/chat-server.ts";
@@ -137,10 +137,20 @@ describe.skipIf(missing !== null)("cadre run on SSH workspaces", () => {
 		expect(existsSync(join(sshd.root, "worktrees", result.id, "notes.txt"))).toBe(true);
 		expect(() => gitOut(world.project, ["rev-parse", "--verify", "-q", `cadre/${result.id}`])).toThrow();
 		await sshd.restart();
+		// the run's record where a pi session keeps its children's (<sessionDir>/cadre/<session id>/), not cadre run's
+		const records = join(world.agentDir, "cadre", "transcripts");
+		const sessionRecords = join(world.agentDir, "sessions", "--project--", "cadre", "a-session-id");
+		mkdirSync(sessionRecords, { recursive: true });
+		for (const name of readdirSync(records).filter((n) => n.startsWith(result.id))) renameSync(join(records, name), join(sessionRecords, name));
 		const recover = await cadre(world, ["worktrees", "recover"], { timeoutMs: 15_000 });
 		expect(recover.code, recover.stderr).toBe(0);
 		expect(recover.stdout).toContain(`fetched cadre/${result.id}`);
 		expect(gitOut(world.project, ["show", `cadre/${result.id}:notes.txt`])).toBe("half done\n");
+		// its work is home: the remote tree went, and a second recover has nothing to do
+		expect(existsSync(join(sshd.root, "worktrees", result.id))).toBe(false);
+		const again = await cadre(world, ["worktrees", "recover"], { timeoutMs: 15_000 });
+		expect(again.code, again.stderr).toBe(0);
+		expect(again.stdout).toContain(`${result.id}: nothing to recover`);
 	}, 20_000);
 
 	it("spreads a batch of 12 over two workspaces, each one's maxConcurrent respected at its server", async () => {
