@@ -88,6 +88,8 @@ export function sandboxShell(wrap: () => Promise<ChildWrap>, policy: SandboxPoli
 			const timeoutMs = options.timeout === undefined ? undefined : options.timeout * 1000;
 			if (options.signal?.aborted) throw new Error("aborted");
 			const running = await current();
+			// the sandbox may have taken a while to start: an abort meanwhile ends the call here
+			if (options.signal?.aborted) throw new Error("aborted");
 			const id = nextId++;
 			const env = commandEnvironment(policy, options.env ?? process.env);
 			let timedOut = false;

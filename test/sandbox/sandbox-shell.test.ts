@@ -89,6 +89,16 @@ describe.skipIf(!sandboxPlatform().available)("a child's long-lived sandboxed sh
 		expect(await call(bash, "echo still-here")).toBe("still-here\n");
 	}, 30_000);
 
+	it("an abort while the sandbox is still starting ends the first call before its command runs", async () => {
+		const { dir, bash } = await child();
+		const controller = new AbortController();
+		setTimeout(() => controller.abort(), 5); // the sandbox takes longer than this to start
+		const started = Date.now();
+		expect(await call(bash, "sleep 3; touch ran", { signal: controller.signal })).toContain("aborted");
+		expect(Date.now() - started).toBeLessThan(2500);
+		expect(existsSync(join(dir, "ran"))).toBe(false);
+	}, 30_000);
+
 	it("a command that kills the shell fails with a clear error, and the next call gets a new one", async () => {
 		const { bash } = await child();
 		const killed = await call(bash, "kill -9 $PPID; sleep 5");
