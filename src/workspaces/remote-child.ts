@@ -6,10 +6,11 @@
  * and fetches `cadre/<id>` home; when the link is lost the worktree is kept for `recoverRemoteRun`.
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
-import type { WorkspaceSpec } from "../files/types.ts";
+import type { SandboxSettings, WorkspaceSpec } from "../files/types.ts";
 import { remoteTools } from "../runtime/pi/remote-tools.ts";
 import { remoteOps } from "./remote-fs.ts";
-import { commitRemoteWork, createRemoteWorktree, fetchRemoteBranch, finishRemoteWorktree, type RemoteWorktree } from "./remote-worktree.ts";
+import { prepareRemoteSandbox, probeRemoteSandbox, type RemoteSandbox, requireSandbox } from "./remote-sandbox.ts";
+import { commitRemoteWork, createRemoteWorktree, fetchRemoteBranch, finishRemoteWorktree, type RemoteWorktree, removeRemoteWorktree } from "./remote-worktree.ts";
 import type { SshTarget, WorkspaceError } from "./ssh-connection.ts";
 import { openWorkspaceLink, type WorkspaceLink, type WorkspaceLinkOptions } from "./workspace-link.ts";
 
@@ -27,6 +28,8 @@ export interface RemoteChildOptions {
 	localCwd: string;
 	/** The child's tool names. */
 	tools: readonly string[];
+	/** Its OS sandbox on the remote (ADR 0191), when the resolution says it runs sandboxed; absent or null: none. */
+	sandbox?: { readOnly: boolean; settings: SandboxSettings } | null;
 	link?: WorkspaceLinkOptions;
 }
 
@@ -35,6 +38,8 @@ export interface RemoteChild {
 	worktree: RemoteWorktree;
 	/** The pi tools that replace the built-ins. */
 	tools: ToolDefinition[];
+	/** Its sandbox on the remote, or null when it runs as the remote user. */
+	sandbox: RemoteSandbox | null;
 	/** Settles `workspace-lost` when the host stays away past the grace period. */
 	lost: Promise<WorkspaceError>;
 	/** Commits what the child left and fetches `cadre/<id>` home; `escaped`: the remote escape check. */
@@ -47,19 +52,39 @@ export function sshTarget(name: string, spec: WorkspaceSpec): SshTarget {
 	return { name, host: spec.host, port: spec.port, user: spec.user, identityFile: spec.identityFile, knownHosts: spec.knownHosts };
 }
 
-/** Connects (refusing an untrusted host key), makes the remote worktree and the tools. */
+/**
+ * Connects (refusing an untrusted host key), probes the remote's sandbox (a child that must run
+ * sandboxed is refused `sandbox-unavailable` before anything is made when the host cannot), makes
+ * the remote worktree, the child's sandbox there and the tools.
+ */
 export async function prepareRemoteChild(options: RemoteChildOptions): Promise<RemoteChild> {
 	const link = await openWorkspaceLink(sshTarget(options.name, options.spec), options.link);
 	try {
-		const worktree = await createRemoteWorktree(await link.connection(), options.spec.root, options.localRepo, options.id, options.base);
-		const ops = remoteOps(() => link.connection(), { remoteDir: worktree.dir, localCwd: options.localCwd });
+		const connection = await link.connection();
+		const root = options.spec.root;
+		// every connection probes once (the next resolutions see the fact); a sandboxed child needs it
+		const probe = probeRemoteSandbox(connection, root);
+		if (options.sandbox) requireSandbox(await probe, options.name);
+		else void probe.catch(() => undefined);
+		const worktree = await createRemoteWorktree(connection, root, options.localRepo, options.id, options.base);
+		let sandbox: RemoteSandbox | null = null;
+		try {
+			if (options.sandbox) sandbox = await prepareRemoteSandbox(connection, root, { ...options.sandbox, tools: options.tools, worktree: worktree.dir, clone: worktree.clone, id: options.id });
+		} catch (error) {
+			await removeRemoteWorktree(connection, worktree).catch(() => undefined);
+			throw error;
+		}
+		const ops = remoteOps(() => link.connection(), { remoteDir: worktree.dir, localCwd: options.localCwd, denied: sandbox?.deniedInTree }, sandbox ? (command) => (sandbox as RemoteSandbox).command(command) : undefined);
 		return {
 			link,
 			worktree,
-			tools: remoteTools({ tools: options.tools, ops, workspace: options.name }),
+			sandbox,
+			tools: remoteTools({ tools: options.tools, ops, workspace: options.name, sandbox: sandbox?.policy ?? null }),
 			lost: link.lost,
 			async finish() {
-				const done = await finishRemoteWorktree(await link.connection(), options.spec.root, options.localRepo, options.id, worktree);
+				const live = await link.connection();
+				const done = await finishRemoteWorktree(live, root, options.localRepo, options.id, worktree);
+				await sandbox?.dispose(live);
 				return { branch: worktree.branch, ...done };
 			},
 			dispose: () => link.close(),
