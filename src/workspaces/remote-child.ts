@@ -6,6 +6,7 @@
  * and fetches `cadre/<id>` home; when the link is lost the worktree is kept for `recoverRemoteRun`.
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
+import type { Diagnostic } from "../core/diagnostics.ts";
 import type { SandboxSettings, WorkspaceSpec } from "../files/types.ts";
 import { remoteTools } from "../runtime/pi/remote-tools.ts";
 import { remoteOps } from "./remote-fs.ts";
@@ -40,6 +41,8 @@ export interface RemoteChild {
 	tools: ToolDefinition[];
 	/** Its sandbox on the remote, or null when it runs as the remote user. */
 	sandbox: RemoteSandbox | null;
+	/** `sandbox-blocked` diagnostics: what its file tools were refused because the sandbox denies it. */
+	diagnostics(): Diagnostic[];
 	/** Settles `workspace-lost` when the host stays away past the grace period. */
 	lost: Promise<WorkspaceError>;
 	/** Commits what the child left and fetches `cadre/<id>` home; `escaped`: the remote escape check. */
@@ -74,13 +77,29 @@ export async function prepareRemoteChild(options: RemoteChildOptions): Promise<R
 			await removeRemoteWorktree(connection, worktree).catch(() => undefined);
 			throw error;
 		}
-		const ops = remoteOps(() => link.connection(), { remoteDir: worktree.dir, localCwd: options.localCwd, denied: sandbox?.deniedInTree }, sandbox ? (command) => (sandbox as RemoteSandbox).command(command) : undefined);
+		const blocked: string[] = [];
+		const ops = remoteOps(
+			() => link.connection(),
+			{ remoteDir: worktree.dir, localCwd: options.localCwd, denied: sandbox?.deniedInTree },
+			sandbox ? (command) => (sandbox as RemoteSandbox).command(command) : undefined,
+			(why) => blocked.push(why),
+		);
 		return {
 			link,
 			worktree,
 			sandbox,
 			tools: remoteTools({ tools: options.tools, ops, workspace: options.name, sandbox: sandbox?.policy ?? null }),
 			lost: link.lost,
+			diagnostics: () =>
+				blocked.map((why) => ({
+					severity: "warning" as const,
+					file: null,
+					line: null,
+					column: null,
+					code: "sandbox-blocked" as const,
+					message: `the sandbox on workspace ${options.name} refused a file tool: ${why}`,
+					hint: "widen the policy in settings sandbox (docs/sandbox.md) if the child needs it",
+				})),
 			async finish() {
 				const live = await link.connection();
 				const done = await finishRemoteWorktree(live, root, options.localRepo, options.id, worktree);

@@ -83,10 +83,14 @@ export interface RemoteOps {
 	exec(command: string, cwd: string, options: ExecOptions): Promise<{ exitCode: number | null }>;
 }
 
-async function script(connection: SshConnection, text: string, options: ExecOptions = {}): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer }> {
+async function script(connection: SshConnection, text: string, options: ExecOptions = {}, onDenied?: (why: string) => void): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer }> {
 	const result = await connection.exec(`bash -c ${shq(text)}`, options);
 	if (result.code === OUTSIDE) throw new Error(`the path leads outside the child's remote working tree: ${result.stderr.toString().trim()}`);
-	if (result.code === DENIED) throw new Error(`cadre sandbox: ${result.stderr.toString().trim()}; it is outside what this sub-agent may read.`);
+	if (result.code === DENIED) {
+		const why = result.stderr.toString().trim();
+		onDenied?.(why);
+		throw new Error(`cadre sandbox: ${why}; it is outside what this sub-agent may read.`);
+	}
 	return result;
 }
 
@@ -97,10 +101,11 @@ function failed(what: string, path: string, result: { code: number | null; stder
 /**
  * The operations of a child confined to `dir`, over `connection` (looked up per call: it may be
  * replaced by a reconnect). `sandboxed`: the shell text its commands run as in its remote sandbox
- * (src/workspaces/remote-sandbox.ts); absent, they run as the remote user.
+ * (src/workspaces/remote-sandbox.ts); absent, they run as the remote user. `onDenied`: told what a
+ * file tool was refused because the sandbox denies it (the run's `sandbox-blocked` warnings).
  */
-export function remoteOps(connection: () => Promise<SshConnection>, dir: RemoteWorkspaceDir, sandboxed?: (command: string) => string): RemoteOps {
-	const go = async (path: string, body: string, options?: ExecOptions, search = false) => script(await connection(), confined(dir, path, body, search), options);
+export function remoteOps(connection: () => Promise<SshConnection>, dir: RemoteWorkspaceDir, sandboxed?: (command: string) => string, onDenied?: (why: string) => void): RemoteOps {
+	const go = async (path: string, body: string, options?: ExecOptions, search = false) => script(await connection(), confined(dir, path, body, search), options, onDenied);
 	return {
 		dir,
 		async readFile(path) {

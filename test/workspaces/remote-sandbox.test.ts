@@ -165,6 +165,10 @@ describe.skipIf(missing !== null)("the sandbox on an SSH workspace", () => {
 			symlinkSync(join(child.worktree.dir, "private"), join(child.worktree.dir, "alias"));
 			expect(await call(child, "read", { path: "alias/notes.txt" })).toMatch(/ERROR cadre sandbox/);
 			expect(await call(child, "read", { path: "app.txt" })).toContain("hello");
+			// the refusals are the run's sandbox-blocked warnings
+			const blocked = child.diagnostics().filter((d) => d.code === "sandbox-blocked").map((d) => d.message);
+			expect(blocked).toHaveLength(3);
+			expect(blocked[0]).toContain(`the sandbox on workspace box refused a file tool: the sandbox denies reading ${join(child.worktree.dir, "private")}`);
 		} finally {
 			child.dispose();
 		}

@@ -206,7 +206,9 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 			const remote = remoteRunOf(run.id);
 			if (remote) {
 				const child = { run, model, thinking, cwd, systemPrompt: assembled.text, tools: config.tools, resumeFile, maxTurns: config.maxTurns, outputSchema: config.outputSchema ?? null, sandbox: null, budget: run.budget?.reserved ?? null };
-				return failOnLostLink(await options.createChild({ ...child, remoteTools: remote.tools }), remote.lost);
+				const handle = await options.createChild({ ...child, remoteTools: remote.tools });
+				const withBlocked = { ...handle, diagnostics: () => [...handle.diagnostics(), ...remote.diagnostics()] };
+				return failOnLostLink(withBlocked, remote.lost);
 			}
 			const sandbox = await childSandboxFor({ config, cwd, isolated: cwd !== childCwd, parent, loaded });
 			return withSandbox(sandbox, () => options.createChild({
