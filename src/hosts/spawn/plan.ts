@@ -19,14 +19,14 @@ import { toolGuidanceLines } from "../../prompt/tool-guidance.ts";
 import type { ParentPrompt } from "../../prompt/types.ts";
 import { resolve } from "../../resolve/resolve.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
-import type { ModelCatalog, ParentFacts, ResolveResult, SpawnerFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
+import type { ModelCatalog, ParentFacts, ResolveResult, SandboxPlatform, SpawnerFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
 import type { ChildHandle } from "../../runtime/pi/child-session.ts";
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { RunRecord, SpawnPlan } from "../../runtime/runs.ts";
 import { type ChildSandbox, childSandboxFor, sandboxFacts, withSandbox } from "../../sandbox/spawn-sandbox.ts";
 import { failOnLostLink } from "../../workspaces/lost-link.ts";
 import { remoteRunOf } from "../../workspaces/remote-isolation.ts";
-import { probeWorkspaces } from "../../workspaces/remote-sandbox.ts";
+import { knownRemoteSandbox, probeWorkspaces } from "../../workspaces/remote-sandbox.ts";
 import { remoteNames } from "../../resolve/workspace.ts";
 
 /** What the parent session had when the child is spawned (plain data, recorded per spawn). */
@@ -155,11 +155,14 @@ function resolveRequest(options: PlanSpawnOptions, loaded: LoadResult): ResolveR
 export async function withRemoteSandboxFacts(options: PlanSpawnOptions & { loaded: LoadResult }): Promise<ParentSnapshot> {
 	const workspaces = options.loaded.settings.workspaces ?? {};
 	if (Object.keys(workspaces).length === 0) return options.parent;
+	const withFacts = (remoteSandbox: Record<string, SandboxPlatform>) => ({ ...options.parent, facts: { ...options.parent.facts, remoteSandbox: { ...options.parent.facts.remoteSandbox, ...remoteSandbox } } });
+	// every workspace probed already (the usual case after the first spawns): no look, no I/O
+	const known = knownRemoteSandbox(workspaces);
+	if (Object.keys(known).length === Object.keys(workspaces).length) return withFacts(known);
 	const first = resolveRequest(options, options.loaded);
 	const names = remoteNames(first.trace.workspace?.value);
 	if (names.length === 0 || first.trace.sandbox?.value === "off") return options.parent;
-	const remoteSandbox = await probeWorkspaces(workspaces, names);
-	return { ...options.parent, facts: { ...options.parent.facts, remoteSandbox: { ...options.parent.facts.remoteSandbox, ...remoteSandbox } } };
+	return withFacts(await probeWorkspaces(workspaces, names));
 }
 
 /** Resolve a request into a plan, or throw {@link SpawnRefused}. */
