@@ -75,7 +75,7 @@ export function explainSandbox(result: ResolveResult, input: ResolveInput, dirs:
 	const reason = sandboxed ? null : config.sandbox === "off" ? `sandbox: off (${result.trace.sandbox?.source ?? "?"})` : platform ? (platform.reason ?? "the platform has no OS sandbox") : "the host did not check the platform";
 	return {
 		sandboxed,
-		reason: remote && !sandboxed && config.sandbox !== "off" ? remote.reason : reason,
+		reason: remote && !sandboxed && config.sandbox !== "off" ? (remote.reason ?? reason) : reason,
 		write: shown.write,
 		denyRead: shown.denyRead,
 		allowRead: shown.allowRead,
