@@ -1,7 +1,8 @@
 /**
  * The `sandbox` step (ADR 0150): the mode (role > definition > settings `sandbox.default` > auto,
- * the `ORDER` table), whether the child runs sandboxed on this platform, and what that means for
- * the spawn — `required` without a sandbox is refused, `auto` without one warns. A `sandbox: off`
+ * the `ORDER` table), whether the child runs sandboxed on this platform and on the SSH workspaces
+ * it may be placed on (their probed facts, ADR 0191), and what that means for the spawn —
+ * `required` without a sandbox is refused, `auto` without one warns. A `sandbox: off`
  * of a project file counts only when pi trusts the project; otherwise it is an `untrusted-setting`
  * warning and the next layer decides (a setting that cannot be honoured never widens access).
  */

@@ -4,6 +4,8 @@
  * a remote workspace always works in its own remote worktree — the parent's files are not on that
  * machine, so "no isolation" cannot mean working in them (ADR 0182). `finish` commits what it left
  * and fetches `cadre/<id>` home; when the link is lost the worktree is kept for `recoverRemoteRun`.
+ * A child resolved sandboxed runs its bash in the remote's bubblewrap (src/workspaces/remote-sandbox.ts,
+ * ADR 0191), and its file tools refuse what that sandbox denies.
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { Diagnostic } from "../core/diagnostics.ts";
