@@ -6,11 +6,13 @@
  * child's files, printing a credential variable and reaching a server the test started on
  * 127.0.0.1 are all blocked; the same attempts of an unsandboxed child succeed (each check can
  * fail). A read-only child cannot write at all; the file tools honour `sandbox.denyRead`. A remote
- * without bubblewrap on its PATH is found so by the probe, and a child that must run sandboxed is
- * refused `sandbox-unavailable` before anything is made there.
+ * without bubblewrap on its PATH, or with one that cannot start a sandbox, is found so by the probe,
+ * and a child that must run sandboxed is refused `sandbox-unavailable` before anything is made
+ * there. The seccomp helper is uploaded once and replaced when its hash is not the library's.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +21,7 @@ import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { SandboxSettings, WorkspaceSpec } from "../../src/files/types.ts";
 import { prepareRemoteChild, type RemoteChild } from "../../src/workspaces/remote-child.ts";
 import { forgetRemoteSandboxFacts, probeWorkspaces } from "../../src/workspaces/remote-sandbox.ts";
+import { REPO_ROOT } from "../support/cli.ts";
 import { sshdMissing, startSshd, type TestSshd } from "../support/sshd.ts";
 
 const missing = sshdMissing();
@@ -175,6 +178,34 @@ describe.skipIf(missing !== null)("the sandbox on an SSH workspace", () => {
 	}, 20_000);
 });
 
+describe.skipIf(missing !== null)("the seccomp helper on the workspace", () => {
+	let sshd: TestSshd;
+	beforeAll(async () => {
+		sshd = await startSshd();
+	}, 20_000);
+	afterAll(async () => sshd?.stop());
+
+	it("is uploaded once into root/.cadre, and replaced on the next connection when its hash is not the library's", async () => {
+		const spec: WorkspaceSpec = { type: "ssh", host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile, knownHosts: sshd.knownHosts, root: sshd.root, maxConcurrent: 2, source: "test" };
+		// the "remote" is this machine: its architecture is this process's
+		const arch = process.arch === "arm64" ? "arm64" : "x64";
+		const library = createHash("sha256").update(readFileSync(join(REPO_ROOT, `node_modules/@anthropic-ai/sandbox-runtime/vendor/seccomp/${arch}/apply-seccomp`))).digest("hex");
+		const helper = join(sshd.root, ".cadre", `apply-seccomp-${arch}`);
+		const hash = () => createHash("sha256").update(readFileSync(helper)).digest("hex");
+		forgetRemoteSandboxFacts();
+		expect((await probeWorkspaces({ w: spec }, ["w"])).w?.available).toBe(true);
+		expect(hash()).toBe(library);
+		const uploaded = statSync(helper).mtimeMs;
+		forgetRemoteSandboxFacts();
+		await probeWorkspaces({ w: spec }, ["w"]);
+		expect(statSync(helper).mtimeMs).toBe(uploaded); // same hash: not uploaded again
+		writeFileSync(helper, "#!/bin/sh\nexec \"$@\"\n"); // a helper that applies no filter
+		forgetRemoteSandboxFacts();
+		expect((await probeWorkspaces({ w: spec }, ["w"])).w?.available).toBe(true);
+		expect(hash()).toBe(library);
+	}, 20_000);
+});
+
 describe.skipIf(missing !== null)("an SSH workspace without bubblewrap", () => {
 	let sshd: TestSshd;
 	let spec: WorkspaceSpec;
@@ -199,5 +230,24 @@ describe.skipIf(missing !== null)("an SSH workspace without bubblewrap", () => {
 			message: expect.stringContaining("Spawn refused (sandbox-unavailable)"),
 		});
 		expect(existsSync(join(sshd.root, "worktrees", "strict"))).toBe(false);
+	}, 20_000);
+});
+
+describe.skipIf(missing !== null)("an SSH workspace whose bubblewrap cannot start a sandbox", () => {
+	let sshd: TestSshd;
+	beforeAll(async () => {
+		// a bwrap on PATH that fails as one does where user namespaces are not allowed
+		const bin = temp("cadre-rs-fake-");
+		writeFileSync(join(bin, "bwrap"), "#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n", { mode: 0o755 });
+		sshd = await startSshd({ setEnv: { PATH: `${bin}:/usr/bin:/usr/sbin` } });
+	}, 20_000);
+	afterAll(async () => sshd?.stop());
+
+	it("is probed as unable: being on PATH is not enough", async () => {
+		forgetRemoteSandboxFacts();
+		const spec: WorkspaceSpec = { type: "ssh", host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile, knownHosts: sshd.knownHosts, root: sshd.root, maxConcurrent: 2, source: "test" };
+		const facts = await probeWorkspaces({ fake: spec }, ["fake"]);
+		expect(facts.fake?.available).toBe(false);
+		expect(facts.fake?.reason).toContain("cannot start a sandbox (bwrap: No permissions to create a new namespace)");
 	}, 20_000);
 });
