@@ -3,7 +3,8 @@
  * sshds; ADR 0191): a read-only type on an SSH workspace keeps bash there because the remote's
  * bubblewrap sandboxes it — its command cannot write in its worktree nor read the remote user's
  * key — and its record says `sandboxed: true`; `sandbox: required` against a workspace whose PATH
- * has no bwrap is refused `sandbox-unavailable` with the install hint before any model call.
+ * has no bwrap is refused `sandbox-unavailable` with the install hint before any model call; and
+ * `cadre explain` probes the workspace as a spawn would and says which.
  */
 import { mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { existsSync } from "node:fs";
@@ -57,6 +58,11 @@ describe.skipIf(missing !== null)("cadre run: the sandbox on SSH workspaces", ()
 		const record = runRecords(world.agentDir).find((r) => r.id === result.id) as { config: { sandboxed?: boolean; tools: string[] } };
 		expect(record.config.sandboxed).toBe(true);
 		expect(record.config.tools).toContain("bash");
+		// explain probes the workspace as a spawn would, and shows the remote policy
+		const shown = await cadre(world, ["explain", "reader"], { timeoutMs: 15_000 });
+		expect(shown.stdout).toContain("sandbox: sandboxed on the remote");
+		expect(shown.stdout).toContain("box: its bubblewrap works");
+		expect(shown.stdout).toContain(join(box.root, "worktrees", "<id>"));
 	}, 20_000);
 
 	it("refuses sandbox: required on a workspace without bubblewrap, with the install hint, before any model call", async () => {
@@ -72,5 +78,8 @@ describe.skipIf(missing !== null)("cadre run: the sandbox on SSH workspaces", ()
 		expect(run.stderr).toContain("install bubblewrap on 127.0.0.1");
 		expect(server.requests.length).toBe(before);
 		expect(existsSync(join(bare.root, "worktrees"))).toBe(false);
+		const shown = await cadre(world, ["explain", "strict"], { timeoutMs: 15_000 });
+		expect(shown.stdout + shown.stderr).toContain("sandbox-unavailable");
+		expect(shown.stdout + shown.stderr).toContain("SSH workspace bare cannot sandbox: bwrap is not on PATH on 127.0.0.1");
 	}, 20_000);
 });
