@@ -5,6 +5,9 @@
  * - tool-call latency: pi's read and bash tools over SSH (remote tools, each call one channel on
  *   the kept connection, confined by real path on the remote) against the same tools locally, and
  *   the transport's floor — one `true` on a new channel;
+ * - the remote sandbox (ADR 0191): a bash call of a sandboxed remote child (bubblewrap and the
+ *   seccomp helper on the remote) against the same call of an unsandboxed one, both over SSH, and
+ *   the probe of a connection (once per connection; the helper's upload once per host);
  * - spawn time: an isolated remote child (connect, clone synced by bundle, remote worktree) and its
  *   whole cycle (commit, bundle back, fetched as cadre/<id>) against a local isolated one
  *   (createWorktree with the pool off, finishWorktree).
@@ -25,6 +28,7 @@ import { finishWorktree } from "../src/isolation/worktree-finish.ts";
 import { remoteTools } from "../src/runtime/pi/remote-tools.ts";
 import { remoteOps } from "../src/workspaces/remote-fs.ts";
 import { prepareRemoteChild } from "../src/workspaces/remote-child.ts";
+import { probeRemoteSandbox } from "../src/workspaces/remote-sandbox.ts";
 import { connectSsh } from "../src/workspaces/ssh-connection.ts";
 import { sshdMissing, startSshd } from "../test/support/sshd.ts";
 
@@ -99,6 +103,37 @@ try {
 	line("bash local", lb);
 	line("bash over SSH", rb, p50(lb), "local bash");
 	line("read over SSH vs the channel floor", rr, p50(floor), "channel floor");
+
+	// the remote sandbox: a sandboxed child's bash against an unsandboxed one's, both over SSH
+	const sandboxSettings = { default: { value: "auto" as const, source: "bench" }, denyRead: [], envAllow: [], allowNetwork: [] };
+	let t0 = performance.now();
+	const boxed = await prepareRemoteChild({ name: "bench", spec, localRepo: repo, base: head, id: "bench-boxed", localCwd: repo, tools: ["bash"], sandbox: { readOnly: false, settings: sandboxSettings } });
+	const boxedSpawn = performance.now() - t0;
+	t0 = performance.now();
+	const open = await prepareRemoteChild({ name: "bench", spec, localRepo: repo, base: head, id: "bench-open", localCwd: repo, tools: ["bash"] });
+	const openSpawn = performance.now() - t0;
+	const probeConnection = await connectSsh({ name: "bench", host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile, knownHosts: sshd.knownHosts });
+	const probeMs = await time(() => probeRemoteSandbox(probeConnection, sshd.root));
+	probeConnection.close();
+	const boxedBash = boxed.tools.find((tool) => tool.name === "bash") as ToolDefinition;
+	const openBash = open.tools.find((tool) => tool.name === "bash") as ToolDefinition;
+	const sb: number[] = [], ub: number[] = [];
+	await call(boxedBash, { command: "true" }); // warm
+	for (let i = 0; i < ROUNDS; i++) {
+		sb.push(await time(() => call(boxedBash, { command: "ls pkg1 | wc -l" })));
+		ub.push(await time(() => call(openBash, { command: "ls pkg1 | wc -l" })));
+	}
+	await boxed.finish();
+	boxed.dispose();
+	await open.finish();
+	open.dispose();
+	console.log(`\nthe remote sandbox (${ROUNDS} rounds; bubblewrap + seccomp helper on the remote)`);
+	line("bash over SSH, unsandboxed", ub);
+	line("bash over SSH, sandboxed on the remote", sb, p50(ub), "unsandboxed");
+	console.log(`${"added per call (p50)".padEnd(52)}     ${(p50(sb) - p50(ub)).toFixed(1).padStart(8)} ms`);
+	console.log(`${"probe of a connection (helper already there)".padEnd(52)}     ${probeMs.toFixed(1).padStart(8)} ms`);
+	console.log(`${"spawn, sandboxed (first: probe + helper upload)".padEnd(52)}     ${boxedSpawn.toFixed(1).padStart(8)} ms`);
+	console.log(`${"spawn, unsandboxed".padEnd(52)}     ${openSpawn.toFixed(1).padStart(8)} ms`);
 
 	// spawns
 	const settings: Settings["worktree"] = { baseDir: null, allowSharedFallback: false, pool: { size: 0 } };

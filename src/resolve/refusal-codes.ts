@@ -40,7 +40,7 @@ export const REFUSAL_CODES: Readonly<Record<ListedRefusal, RefusalMeaning>> = {
 	"depth-exceeded": { when: "a nested spawn whose depth would pass settings `maxDepth`", explain: true },
 	"type-not-allowed": { when: "a nested spawn of a type the spawning run's `subagents` does not list, or by a run that may not delegate", explain: true },
 	"budget-exhausted": { when: "(at spawn, from the reservation) nothing remains of the parent's or the session's budget in a dimension it limits", explain: false },
-	"sandbox-unavailable": { when: "the type asks for `sandbox: required` and this platform cannot sandbox (no bubblewrap, socat or ripgrep on Linux), or it may run on an SSH workspace, where the sandbox is not applied yet; the message gives the install hint", explain: false },
+	"sandbox-unavailable": { when: "the type asks for `sandbox: required` and this platform cannot sandbox (no bubblewrap, socat or ripgrep on Linux), or an SSH workspace it may run on has no working bubblewrap (probed on the host) or would need the network settings `sandbox.allowNetwork` opens; the message gives the install hint", explain: false },
 	"workspace-unknown": { when: "the request, role or definition names a `workspace` that is neither `local` nor in settings `workspaces` (user settings or a trusted project; the message lists the defined ones)", explain: true },
 	"workspace-untrusted-host": {
 		when: "(at spawn) the SSH workspace's host key is not in its `knownHosts` file, or differs from it — never trusted on first use; the message gives the fingerprint and how to add it",

@@ -20,7 +20,7 @@ import { resolveInputs, resolveOutputs } from "./inputs.ts";
 import { resolveModel, resolveThinking } from "./model.ts";
 import { resolveResume } from "./resume.ts";
 import { resolveSandbox } from "./sandbox.ts";
-import { remoteNames, resolveWorkspace } from "./workspace.ts";
+import { resolveWorkspace } from "./workspace.ts";
 import { CONFIG_FIELDS } from "./order.ts";
 import { resolveOutputSchema } from "./output-schema.ts";
 import { derived, NOTHING, present } from "./slots.ts";
@@ -112,7 +112,7 @@ export function resolve(input: ResolveInput): ResolveResult {
 	const runFields = resolveRunFields(ctx);
 	const asked = capability.capped ? { asked: capability.capped.asked as CapabilityMode | null } : {};
 	const workspace = resolveWorkspace(ctx);
-	const sandbox = resolveSandbox(ctx, remoteNames(workspace.value));
+	const sandbox = resolveSandbox(ctx, workspace.value as string[]);
 	const selected = resolveTools(ctx, { mode: capability.value as CapabilityMode | null, source: capability.source, ...asked }, sandbox.sandboxed.value === true);
 	const delegation = resolveDelegation(ctx, selected.namesSubagent);
 	const tools = capTools(selected.trace, spawner, (delegation.value as { allowed: boolean }).allowed, selected.asked);

@@ -104,7 +104,7 @@ export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
 	for (const path of input.settings.denyRead) denied.push(expand(path, homeDir, input.baseDir));
 	const denyRead = [...new Set(denied)].filter((path) => !isWithin(input.writeRoot, path) || path !== input.writeRoot);
 	const allowRead = denyRead.some((path) => isWithin(input.writeRoot, path)) ? [input.writeRoot] : [];
-	const outside = config.tools.filter((tool) => !SANDBOXED_TOOLS.includes(tool) && !OWN_TOOLS.has(tool));
+	const outside = outsideTools(config.tools);
 	return {
 		sandboxed: config.sandboxed === true,
 		write,
@@ -115,6 +115,11 @@ export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
 		tempDir: readOnly ? null : input.tempDir,
 		outside,
 	};
+}
+
+/** The tools of `tools` that run outside the sandbox (extension tools). */
+export function outsideTools(tools: readonly string[]): string[] {
+	return tools.filter((tool) => !SANDBOXED_TOOLS.includes(tool) && !OWN_TOOLS.has(tool));
 }
 
 function matches(pattern: string, name: string): boolean {

@@ -64,6 +64,12 @@ export interface ParentFacts {
 	 * sandboxed and nothing is said (pure tests, hosts that never run commands).
 	 */
 	sandbox?: SandboxPlatform;
+	/**
+	 * The OS sandbox of each SSH workspace as probed on its host (issue 25, ADR 0191), by settings
+	 * name. A workspace not listed was not probed yet: its child counts as sandboxed and the
+	 * runtime probes before it runs anything, refusing it when the probe says no (fail closed).
+	 */
+	remoteSandbox?: Record<string, SandboxPlatform>;
 }
 
 /** What the host found of the OS sandbox on this machine. */

@@ -5,14 +5,19 @@
  * machine, so "no isolation" cannot mean working in them (ADR 0182). `finish` commits what it left
  * and fetches `cadre/<id>` home; when the link is lost the worktree is kept for `recoverRemoteRun`.
  * A resumed run reopens the worktree and branch of its chain's first run (ADR 0196).
+ * A child resolved sandboxed runs its bash in the remote's bubblewrap (src/workspaces/remote-sandbox.ts,
+ * ADR 0191), and its file tools refuse what that sandbox denies.
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
-import type { WorkspaceSpec } from "../files/types.ts";
+import type { Diagnostic } from "../core/diagnostics.ts";
+import type { SandboxSettings, WorkspaceSpec } from "../files/types.ts";
 import { remoteTools } from "../runtime/pi/remote-tools.ts";
 import { remoteOps } from "./remote-fs.ts";
+import { prepareRemoteSandbox, probeRemoteSandbox, type RemoteSandbox, requireSandbox } from "./remote-sandbox.ts";
 import {
 	commitRemoteWork,
 	createRemoteWorktree,
+	discardRemoteWorktree,
 	fetchRemoteBranch,
 	finishRemoteWorktree,
 	type RemoteWorktree,
@@ -37,6 +42,8 @@ export interface RemoteChildOptions {
 	localCwd: string;
 	/** The child's tool names. */
 	tools: readonly string[];
+	/** Its OS sandbox on the remote (ADR 0191), when the resolution says it runs sandboxed; absent or null: none. */
+	sandbox?: { readOnly: boolean; settings: SandboxSettings } | null;
 	link?: WorkspaceLinkOptions;
 	/** A resume: the chain's first run id (its worktree and branch) and the base its kept worktree started from. */
 	resume?: { chainId: string; base: string };
@@ -47,6 +54,10 @@ export interface RemoteChild {
 	worktree: RemoteWorktree;
 	/** The pi tools that replace the built-ins. */
 	tools: ToolDefinition[];
+	/** Its sandbox on the remote, or null when it runs as the remote user. */
+	sandbox: RemoteSandbox | null;
+	/** `sandbox-blocked` diagnostics: what its file tools were refused because the sandbox denies it. */
+	diagnostics(): Diagnostic[];
 	/** Settles `workspace-lost` when the host stays away past the grace period. */
 	lost: Promise<WorkspaceError>;
 	/** Commits what the child left and fetches `cadre/<id>` home; `escaped`: the remote escape check. */
@@ -59,23 +70,59 @@ export function sshTarget(name: string, spec: WorkspaceSpec): SshTarget {
 	return { name, host: spec.host, port: spec.port, user: spec.user, identityFile: spec.identityFile, knownHosts: spec.knownHosts };
 }
 
-/** Connects (refusing an untrusted host key), makes the remote worktree and the tools. */
+/**
+ * Connects (refusing an untrusted host key), probes the remote's sandbox (a child that must run
+ * sandboxed is refused `sandbox-unavailable` before anything is made when the host cannot), makes
+ * the remote worktree, the child's sandbox there and the tools.
+ */
 export async function prepareRemoteChild(options: RemoteChildOptions): Promise<RemoteChild> {
 	const link = await openWorkspaceLink(sshTarget(options.name, options.spec), options.link);
 	try {
 		const connection = await link.connection();
+		const root = options.spec.root;
+		// every connection probes once (the next resolutions see the fact); a sandboxed child needs it
+		const probe = probeRemoteSandbox(connection, root);
+		if (options.sandbox) requireSandbox(await probe, options.name);
+		else void probe.catch(() => undefined);
 		const worktree = options.resume
-			? await reopenRemoteWorktree(connection, options.spec.root, options.localRepo, options.resume.chainId, options.resume.base)
-			: await createRemoteWorktree(connection, options.spec.root, options.localRepo, options.id, options.base);
+			? await reopenRemoteWorktree(connection, root, options.localRepo, options.resume.chainId, options.resume.base)
+			: await createRemoteWorktree(connection, root, options.localRepo, options.id, options.base);
 		const branchId = options.resume?.chainId ?? options.id;
-		const ops = remoteOps(() => link.connection(), { remoteDir: worktree.dir, localCwd: options.localCwd });
+		let sandbox: RemoteSandbox | null = null;
+		try {
+			if (options.sandbox) sandbox = await prepareRemoteSandbox(connection, root, { ...options.sandbox, tools: options.tools, worktree: worktree.dir, clone: worktree.clone, id: options.id });
+		} catch (error) {
+			// a new tree goes; a resumed one holds the chain's work and stays
+			if (!options.resume) await discardRemoteWorktree(connection, worktree).catch(() => undefined);
+			throw error;
+		}
+		const blocked: string[] = [];
+		const ops = remoteOps(
+			() => link.connection(),
+			{ remoteDir: worktree.dir, localCwd: options.localCwd, denied: sandbox?.deniedInTree },
+			sandbox ? (command) => (sandbox as RemoteSandbox).command(command) : undefined,
+			(why) => blocked.push(why),
+		);
 		return {
 			link,
 			worktree,
-			tools: remoteTools({ tools: options.tools, ops, workspace: options.name }),
+			sandbox,
+			tools: remoteTools({ tools: options.tools, ops, workspace: options.name, sandbox: sandbox?.policy ?? null }),
 			lost: link.lost,
+			diagnostics: () =>
+				blocked.map((why) => ({
+					severity: "warning" as const,
+					file: null,
+					line: null,
+					column: null,
+					code: "sandbox-blocked" as const,
+					message: `the sandbox on workspace ${options.name} refused a file tool: ${why}`,
+					hint: "widen the policy in settings sandbox (docs/sandbox.md) if the child needs it",
+				})),
 			async finish() {
-				const done = await finishRemoteWorktree(await link.connection(), options.spec.root, options.localRepo, branchId, worktree);
+				const live = await link.connection();
+				const done = await finishRemoteWorktree(live, root, options.localRepo, branchId, worktree);
+				await sandbox?.dispose(live);
 				return { branch: worktree.branch, ...done };
 			},
 			dispose: () => link.close(),

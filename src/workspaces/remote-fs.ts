@@ -19,7 +19,15 @@ export interface RemoteWorkspaceDir {
 	remoteDir: string;
 	/** The child's local cwd (paths under it are mapped onto `remoteDir`). */
 	localCwd: string;
+	/**
+	 * Real paths inside `remoteDir` its sandbox denies reading (ADR 0191): the file tools refuse
+	 * them, and a search (grep, find) whose root holds one. Absent: nothing is denied.
+	 */
+	denied?: readonly string[];
 }
+
+/** Exit code the confining prologue uses for a path the sandbox denies. */
+const DENIED = 98;
 
 /** The remote path of a tool path, or throws when it leaves the workspace. */
 export function remotePath(dir: RemoteWorkspaceDir, path: string): string {
@@ -34,12 +42,22 @@ export function remotePath(dir: RemoteWorkspaceDir, path: string): string {
 	return absolute;
 }
 
-/** A shell script that sets `$p` to the real path of `path` and runs `body`, or exits OUTSIDE. */
-function confined(dir: RemoteWorkspaceDir, path: string, body: string): string {
+/** Lines that exit DENIED when `$p` is (for a search: or holds) a path the sandbox denies. */
+function deniedCheck(dir: RemoteWorkspaceDir, search: boolean): string[] {
+	return (dir.denied ?? []).map((denied) => {
+		const quoted = shq(denied);
+		const holds = search ? ` case ${shq(`${denied}/`)} in "$p"/*) echo ${shq(`the search would reach ${denied}, which the sandbox denies reading`)} >&2; exit ${DENIED};; esac;` : "";
+		return `case "$p" in ${quoted}|${quoted}/*) echo ${shq(`the sandbox denies reading ${denied}`)} >&2; exit ${DENIED};; esac;${holds}`;
+	});
+}
+
+/** A shell script that sets `$p` to the real path of `path` and runs `body`, or exits OUTSIDE (DENIED: the sandbox denies it). */
+function confined(dir: RemoteWorkspaceDir, path: string, body: string, search = false): string {
 	const target = remotePath(dir, path);
 	return [
 		`root=$(realpath -m -- ${shq(dir.remoteDir)}) && p=$(realpath -m -- ${shq(target)}) || exit 1`,
 		`case "$p" in "$root"|"$root"/*) ;; *) echo "path leads outside the working tree" >&2; exit ${OUTSIDE};; esac`,
+		...deniedCheck(dir, search),
 		body,
 	].join("\n");
 }
@@ -65,9 +83,14 @@ export interface RemoteOps {
 	exec(command: string, cwd: string, options: ExecOptions): Promise<{ exitCode: number | null }>;
 }
 
-async function script(connection: SshConnection, text: string, options: ExecOptions = {}): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer }> {
+async function script(connection: SshConnection, text: string, options: ExecOptions = {}, onDenied?: (why: string) => void): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer }> {
 	const result = await connection.exec(`bash -c ${shq(text)}`, options);
 	if (result.code === OUTSIDE) throw new Error(`the path leads outside the child's remote working tree: ${result.stderr.toString().trim()}`);
+	if (result.code === DENIED) {
+		const why = result.stderr.toString().trim();
+		onDenied?.(why);
+		throw new Error(`cadre sandbox: ${why}; it is outside what this sub-agent may read.`);
+	}
 	return result;
 }
 
@@ -75,9 +98,14 @@ function failed(what: string, path: string, result: { code: number | null; stder
 	return new Error(`${what} ${path} failed on the workspace: ${result.stderr.toString().trim() || `exit ${result.code}`}`);
 }
 
-/** The operations of a child confined to `dir`, over `connection` (looked up per call: it may be replaced by a reconnect). */
-export function remoteOps(connection: () => Promise<SshConnection>, dir: RemoteWorkspaceDir): RemoteOps {
-	const go = async (path: string, body: string, options?: ExecOptions) => script(await connection(), confined(dir, path, body), options);
+/**
+ * The operations of a child confined to `dir`, over `connection` (looked up per call: it may be
+ * replaced by a reconnect). `sandboxed`: the shell text its commands run as in its remote sandbox
+ * (src/workspaces/remote-sandbox.ts); absent, they run as the remote user. `onDenied`: told what a
+ * file tool was refused because the sandbox denies it (the run's `sandbox-blocked` warnings).
+ */
+export function remoteOps(connection: () => Promise<SshConnection>, dir: RemoteWorkspaceDir, sandboxed?: (command: string) => string, onDenied?: (why: string) => void): RemoteOps {
+	const go = async (path: string, body: string, options?: ExecOptions, search = false) => script(await connection(), confined(dir, path, body, search), options, onDenied);
 	return {
 		dir,
 		async readFile(path) {
@@ -117,7 +145,7 @@ export function remoteOps(connection: () => Promise<SshConnection>, dir: RemoteW
 		async glob(pattern, path, limit) {
 			const full = pattern.includes("/") ? pattern : `**/${pattern}`;
 			const body = `cd "$p" || exit 1\nshopt -s globstar dotglob nullglob extglob\nPAT=${shq(full)}\ncompgen -G "$PAT" | grep -v -E '(^|/)(\\.git|node_modules)(/|$)' | head -n ${Math.max(1, limit)}`;
-			const result = await go(path, body);
+			const result = await go(path, body, undefined, true);
 			const base = remotePath(dir, path);
 			return result.stdout.toString().split("\n").filter((line) => line !== "").map((line) => posix.join(base, line));
 		},
@@ -131,12 +159,13 @@ export function remoteOps(connection: () => Promise<SshConnection>, dir: RemoteW
 				`if command -v rg >/dev/null; then rg -n --no-heading --color never ${flags} ${globFlag} -e ${shq(options.pattern)} -- "$target"`,
 				`else grep -rnI ${options.literal ? "" : "-E"} ${flags} ${includeFlag} --exclude-dir=.git --exclude-dir=node_modules -e ${shq(options.pattern)} -- "$target"; fi | head -n ${Math.max(1, options.limit)}`,
 			].join("\n");
-			const result = await go(options.path, body);
+			const result = await go(options.path, body, undefined, true);
 			return result.stdout.toString();
 		},
 		async exec(command, cwd, options) {
 			// not through `script`: the command's own exit code is passed on as it is (a refused cwd says so on stderr)
-			const result = await (await connection()).exec(`bash -c ${shq(confined(dir, cwd, `cd "$p" || exit 1\nexec bash -c ${shq(command)}`))}`, options);
+			const body = sandboxed ? sandboxed(command) : `exec bash -c ${shq(command)}`;
+			const result = await (await connection()).exec(`bash -c ${shq(confined(dir, cwd, `cd "$p" || exit 1\n${body}`))}`, options);
 			return { exitCode: result.code };
 		},
 	};

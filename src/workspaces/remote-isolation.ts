@@ -89,7 +89,10 @@ export function withRemoteWorkspaces(local: IsolationHooks, options: RemoteWorks
 				// copy_uncommitted (ADR 0087): the parent's uncommitted work as a base commit, made here, synced like any
 				const base = run.config.copyUncommitted ? await uncommittedBase(repo, head, run.id) : head;
 				const resume = origin && run.resumeOf ? { chainId: options.chainRoot?.(run.resumeOf) ?? run.resumeOf, base: origin.base } : undefined;
-				const child = await prepareRemoteChild({ name: placement.workspace, spec, localRepo: repo, base, id: run.id, localCwd: run.plannedCwd, tools: run.config.tools, link: { graceMs: (spec.graceSeconds ?? 60) * 1000, ...options.link }, ...(resume ? { resume } : {}) });
+				// the resolution decided whether it runs sandboxed (ADR 0191); the remote's probe is checked again there
+				const sandbox = run.config.sandboxed === true ? { readOnly: run.config.capabilityMode === "read-only", settings: settings.sandbox } : null;
+				const link = { graceMs: (spec.graceSeconds ?? 60) * 1000, ...options.link };
+				const child = await prepareRemoteChild({ name: placement.workspace, spec, localRepo: repo, base, id: run.id, localCwd: run.plannedCwd, tools: run.config.tools, sandbox, link, ...(resume ? { resume } : {}) });
 				remoteRuns.set(run.id, child);
 				placements.set(run.id, placement);
 				return { cwd: null, report: { isolation: "worktree", workspace: placement.workspace, branch: child.worktree.branch, remoteWorktree: child.worktree.dir, base: child.worktree.base } };
@@ -97,6 +100,7 @@ export function withRemoteWorkspaces(local: IsolationHooks, options: RemoteWorks
 				placement.release();
 				const code = (error as { code?: string }).code;
 				const message = error instanceof Error ? error.message : String(error);
+				if (code === "sandbox-unavailable") throw new Error(message);
 				throw new Error(code === "workspace-untrusted-host" ? `Spawn refused (workspace-untrusted-host): ${message}` : `workspace ${placement.workspace} cannot be used: ${message}`);
 			}
 		},

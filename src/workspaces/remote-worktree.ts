@@ -135,6 +135,11 @@ export async function removeRemoteWorktree(connection: SshConnection, worktree: 
 	await run(connection, `git -C ${shq(worktree.clone)} worktree remove --force ${shq(worktree.dir)}`);
 }
 
+/** Removes a remote worktree and its branch (a child that could not be started). */
+export async function discardRemoteWorktree(connection: SshConnection, worktree: RemoteWorktree): Promise<void> {
+	await run(connection, `git -C ${shq(worktree.clone)} worktree remove --force ${shq(worktree.dir)} && git -C ${shq(worktree.clone)} branch -q -D ${shq(worktree.branch)}`);
+}
+
 /** Commits what the child left uncommitted in its remote worktree; true when there was something. */
 export async function commitRemoteWork(connection: SshConnection, worktree: RemoteWorktree, id: string): Promise<boolean> {
 	const out = await run(connection, `cd ${shq(worktree.dir)} && git add -A && if git diff --cached --quiet; then echo clean; else git ${IDENTITY} commit -q -m ${shq(`cadre: uncommitted work of ${id}`)} && echo committed; fi`);
@@ -208,13 +213,13 @@ function startMarker(root: string, id: string): string {
 /**
  * The remote escape check (issue 25), as a script: files under the workspace's `root` changed since the run's
  * start outside every run's worktree — beside them, in the clone's own files — leaving out what git
- * writes for runs (objects, refs, logs, worktree admin dirs) and cadre's temp files. Runs share the
+ * writes for runs (objects, refs, logs, worktree admin dirs), cadre's temp files and its sandbox helper (`.cadre`). Runs share the
  * workspace, so a write into another run's worktree cannot be told from that run's own work and is
  * not flagged; and only `root` is looked at, not the rest of the remote machine.
  */
 function escapeScript(root: string, worktree: RemoteWorktree, id: string): string {
 	const marker = startMarker(root, id);
-	const prune = [posix.join(root, "tmp"), posix.join(worktree.clone, "objects"), posix.join(worktree.clone, "refs"), posix.join(worktree.clone, "logs"), posix.join(worktree.clone, "worktrees")];
+	const prune = [posix.join(root, "tmp"), posix.join(root, ".cadre"), posix.join(worktree.clone, "objects"), posix.join(worktree.clone, "refs"), posix.join(worktree.clone, "logs"), posix.join(worktree.clone, "worktrees")];
 	const pruned = [`-path ${shq(posix.join(root, "worktrees", "*"))} -type d -prune`, ...prune.map((p) => `-path ${shq(p)} -prune`)].join(" -o ");
 	return `{ if [ -e ${shq(marker)} ]; then find ${shq(root)} \\( ${pruned} \\) -o -type f -newer ${shq(marker)} -print | grep -v -E '/(packed-refs|ORIG_HEAD|FETCH_HEAD|HEAD|index|config)$' | head -n 50; rm -f ${shq(marker)}; fi; }`;
 }

@@ -106,8 +106,14 @@ function descendants(pid: number): number[] {
 	return out;
 }
 
+/** Options of {@link startSshd}. */
+export interface SshdOptions {
+	/** Variables set in every session (sshd_config `SetEnv`), e.g. a temp `HOME` or a `PATH` without bwrap. */
+	setEnv?: Record<string, string>;
+}
+
 /** Starts an sshd; call `stop()` in afterAll. */
-export async function startSshd(): Promise<TestSshd> {
+export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
 	const dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "cadre-sshd-"));
 	const hostKey = join(dir, "host_ed25519");
 	const hostPub = keygen(hostKey);
@@ -141,6 +147,7 @@ export async function startSshd(): Promise<TestSshd> {
 			"MaxStartups 64",
 			"Subsystem sftp internal-sftp",
 			"LogLevel ERROR",
+			...(options.setEnv ? [`SetEnv ${Object.entries(options.setEnv).map(([name, value]) => `${name}="${value}"`).join(" ")}`] : []),
 			"",
 		].join("\n"),
 	);

@@ -158,7 +158,8 @@ describe.skipIf(missing !== null)("cadre run on SSH workspaces", () => {
 		for (const sshd of servers) mkdirSync(join(sshd.root, "running"), { recursive: true });
 		const world = runWorld("run-remote-batch-", server.baseUrl, {
 			git: true,
-			files: { "agent/subagents.json": JSON.stringify({ maxConcurrent: 8, workspaces: { a: workspace(a, 3), b: workspace(b, 4) } }), "agent/agents/remote.md": definition("a, b") },
+			// sandbox: off (a user file): the counting writes beside the worktrees, which the remote sandbox forbids (ADR 0191)
+			files: { "agent/subagents.json": JSON.stringify({ maxConcurrent: 8, workspaces: { a: workspace(a, 3), b: workspace(b, 4) } }), "agent/agents/remote.md": definition("a, b").replace("workspace:", "sandbox: off\nworkspace:") },
 		});
 		// each child counts the children running on its server while it runs (a folder per child)
 		server.setScript((request) =>

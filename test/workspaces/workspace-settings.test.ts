@@ -7,8 +7,9 @@ import { describe, expect, it } from "vitest";
 import { resolve } from "../../src/resolve/resolve.ts";
 import { explain, renderExplain } from "../../src/resolve/explain.ts";
 import { layout, where } from "../files/fixture.ts";
-import { entry, input, loaded, settings } from "../resolve/support/build.ts";
+import { entry, input, type LoadSpec, loaded, settings } from "../resolve/support/build.ts";
 import type { WorkspaceSpec } from "../../src/files/types.ts";
+import type { SandboxPlatform } from "../../src/resolve/types.ts";
 
 const box = { type: "ssh", host: "127.0.0.1", port: 2222, user: "dev", identityFile: "/keys/id", knownHosts: "/keys/known_hosts", root: "/srv/cadre", maxConcurrent: 3 };
 const user = (json: unknown) => ({ "agent/subagents.json": JSON.stringify(json) });
@@ -89,26 +90,71 @@ describe("resolving workspace", () => {
 	});
 });
 
-describe("the sandbox on SSH workspaces (not applied there yet)", () => {
-	const platform = { available: true, reason: null, hint: "" };
-	it("never counts a remote child as sandboxed: a read-only child gets no bash", () => {
-		const reader = entry("definition", { name: "reader", keys: { capability: "read-only", tools: ["read", "grep", "bash"], workspace: ["a"] } });
-		const local = entry("definition", { name: "reader-here", keys: { capability: "read-only", tools: ["read", "grep", "bash"] } });
-		const files = withWorkspaces({ definitions: [reader, local] });
-		const here = resolve(input({ type: "reader-here", loaded: files, parent: { ...input().parent, sandbox: platform } }));
-		expect(here.config?.sandboxed).toBe(true);
-		expect(here.config?.tools).toContain("bash");
-		const remote = resolve(input({ type: "reader", loaded: files, parent: { ...input().parent, sandbox: platform } }));
+describe("the sandbox on SSH workspaces (ADR 0191)", () => {
+	const platform: SandboxPlatform = { available: true, reason: null, hint: "" };
+	const noLocal = { available: false, reason: "bwrap is not on PATH", hint: "install bubblewrap here" };
+	const able = { a: { available: true, reason: null, hint: "" } };
+	const unable = { a: { available: false, reason: "bwrap is not on PATH on a", hint: "install bubblewrap on a (Debian/Ubuntu: apt-get install -y bubblewrap)" } };
+	const reader = entry("definition", { name: "reader", keys: { capability: "read-only", tools: ["read", "grep", "bash"], workspace: ["a"] } });
+	const strict = entry("definition", { name: "strict", keys: { sandbox: "required", workspace: ["a"] } });
+	const parentWith = (remoteSandbox?: Record<string, typeof platform>, sandbox = platform) => ({ ...input().parent, sandbox, ...(remoteSandbox ? { remoteSandbox } : {}) });
+
+	it("counts a remote child as sandboxed where the workspace's bubblewrap works (or is not probed yet): a read-only child keeps bash", () => {
+		const files = withWorkspaces({ definitions: [reader] });
+		for (const facts of [able, undefined]) {
+			const result = resolve(input({ type: "reader", loaded: files, parent: parentWith(facts) }));
+			expect(result.refused).toBeNull();
+			expect(result.config?.sandboxed).toBe(true);
+			expect(result.config?.tools).toContain("bash");
+			expect(result.diagnostics.filter((d) => d.code === "sandbox-unavailable")).toEqual([]);
+		}
+		// the local platform is not asked for a child that runs only there
+		expect(resolve(input({ type: "reader", loaded: files, parent: parentWith(able, noLocal) })).config?.sandboxed).toBe(true);
+	});
+
+	it("auto on a workspace without a working bubblewrap: warns, runs unsandboxed there, a read-only child without bash", () => {
+		const remote = resolve(input({ type: "reader", loaded: withWorkspaces({ definitions: [reader] }), parent: parentWith(unable) }));
 		expect(remote.refused).toBeNull();
 		expect(remote.config?.sandboxed).toBe(false);
 		expect(remote.config?.tools).not.toContain("bash");
-		expect(remote.diagnostics.map((d) => d.message).join("\n")).toContain("not applied on SSH workspaces (a)");
+		const warning = remote.diagnostics.find((d) => d.code === "sandbox-unavailable");
+		expect(warning?.message).toContain("SSH workspace a cannot sandbox: bwrap is not on PATH on a");
+		expect(warning?.hint).toContain("install bubblewrap on a");
 	});
 
-	it("refuses sandbox: required on a remote workspace", () => {
-		const strict = entry("definition", { name: "strict", keys: { sandbox: "required", workspace: ["a"] } });
-		const result = resolve(input({ type: "strict", loaded: withWorkspaces({ definitions: [strict] }), parent: { ...input().parent, sandbox: platform } }));
+	it("required refuses sandbox-unavailable on a workspace that cannot, with the install hint for its host", () => {
+		const result = resolve(input({ type: "strict", loaded: withWorkspaces({ definitions: [strict] }), parent: parentWith(unable) }));
 		expect(result.refused?.code).toBe("sandbox-unavailable");
-		expect(result.refused?.message).toContain("SSH workspaces");
+		expect(result.refused?.message).toContain("SSH workspace a cannot sandbox");
+		expect(result.refused?.message).toContain("install bubblewrap on a");
+		expect(resolve(input({ type: "strict", loaded: withWorkspaces({ definitions: [strict] }), parent: parentWith(able) })).refused).toBeNull();
+	});
+
+	it("network asked for in settings is never opened on a remote: required refuses, auto warns and runs with none", () => {
+		const networked = (definitions: LoadSpec["definitions"]) =>
+			loaded({ definitions, settings: settings({ workspaces: { a: spec("a") }, sandbox: { default: { value: "auto", source: "default" }, denyRead: [], envAllow: [], allowNetwork: ["registry.npmjs.org"] } }) });
+		const refused = resolve(input({ type: "strict", loaded: networked([strict]), parent: parentWith(able) }));
+		expect(refused.refused?.code).toBe("sandbox-unavailable");
+		expect(refused.refused?.message).toContain("cannot be honoured on SSH workspaces (a)");
+		const warned = resolve(input({ type: "reader", loaded: networked([reader]), parent: parentWith(able) }));
+		expect(warned.refused).toBeNull();
+		expect(warned.config?.sandboxed).toBe(true);
+		expect(warned.diagnostics.find((d) => d.code === "sandbox-unavailable")?.message).toContain("the child's commands there get no network");
+	});
+
+	it("explain shows sandboxed on the remote, with the remote policy, or not sandboxed there and why", () => {
+		const files = withWorkspaces({ definitions: [reader] });
+		const dirs = { homeDir: "/home/me", agentDir: "/home/me/.pi/agent" };
+		const on = explain(input({ type: "reader", loaded: files, parent: parentWith(able) }), [], dirs);
+		expect(on.sandbox?.remote?.workspaces).toEqual([{ name: "a", probe: "able" }]);
+		expect(on.sandbox?.denyRead).toContain("~/.ssh");
+		expect(on.sandbox?.denyRead).toContain("/srv/cadre");
+		expect(on.sandbox?.allowRead).toContain("/srv/cadre/worktrees/<id>");
+		const text = renderExplain(on);
+		expect(text).toContain("sandbox: sandboxed on the remote");
+		expect(text).toContain("a: its bubblewrap works");
+		const off = renderExplain(explain(input({ type: "reader", loaded: files, parent: parentWith(unable) }), [], dirs));
+		expect(off).toContain("sandbox: not sandboxed on the remote — SSH workspace a cannot sandbox: bwrap is not on PATH on a");
+		expect(renderExplain(explain(input({ type: "reader", loaded: files, parent: parentWith() }), [], dirs))).toContain("a: not probed yet");
 	});
 });

@@ -15,6 +15,9 @@ import type { ModelCatalog, ResolveInput, SpawnRequest } from "../../resolve/typ
 import { unverifiedModels } from "../../resolve/unverified-models.ts";
 import { createModelCatalog } from "../../runtime/pi/model-catalog.ts";
 import { sandboxPlatform } from "../../sandbox/platform.ts";
+import { resolve as resolveSpawn } from "../../resolve/resolve.ts";
+import { remoteNames } from "../../resolve/workspace.ts";
+import { probeWorkspaces } from "../../workspaces/remote-sandbox.ts";
 import { piDefaults } from "../../runtime/pi/pi-defaults.ts";
 import { type NewSessionModel, newSessionModel } from "../../runtime/pi/parent-model.ts";
 import { type CliIo, UsageError } from "./io.ts";
@@ -155,7 +158,7 @@ export async function buildCliResolveInput(type: string, opts: RequestFlagOption
 	const builtins = builtinToolNames();
 	const extensionTools = [...new Set(activeTools.filter((name) => !builtins.includes(name) && !name.includes("*")))].sort();
 
-	return {
+	const input: ResolveInput = {
 		request,
 		type,
 		loaded,
@@ -165,4 +168,18 @@ export async function buildCliResolveInput(type: string, opts: RequestFlagOption
 		reader: spawnReader,
 		toolKinds: loaded.settings.toolKinds,
 	};
+	return withProbedWorkspaces(input);
+}
+
+/**
+ * The input with the sandbox facts of the SSH workspaces the type may go to, probed as a spawn
+ * would probe them (ADR 0191): none in settings, none named, or `sandbox: off` — no connection.
+ */
+async function withProbedWorkspaces(input: ResolveInput): Promise<ResolveInput> {
+	const workspaces = input.loaded.settings.workspaces ?? {};
+	if (Object.keys(workspaces).length === 0) return input;
+	const first = resolveSpawn(input);
+	const names = remoteNames(first.trace.workspace?.value);
+	if (names.length === 0 || first.trace.sandbox?.value === "off") return input;
+	return { ...input, parent: { ...input.parent, remoteSandbox: await probeWorkspaces(workspaces, names) } };
 }

@@ -21,6 +21,7 @@ import type { Telemetry } from "../../telemetry/telemetry.ts";
 import type { CadreUi, WidgetMode } from "./ui/index.ts";
 import { sandboxFacts } from "../../sandbox/spawn-sandbox.ts";
 import { sandboxPlatform } from "../../sandbox/platform.ts";
+import { knownRemoteSandbox } from "../../workspaces/remote-sandbox.ts";
 import { contextTrust } from "../../runtime/pi/project-trust.ts";
 
 const USAGE_ENTRY = "cadre-usage";
@@ -169,8 +170,10 @@ export function start(host: ExtensionHost, ctx: ExtensionContext, request: Spawn
 export function explainInputs(host: ExtensionHost, s: SessionState, type: string) {
 	const snapshot = s.spawner.snapshot({ paths: [], excluded: [] });
 	// The project's trust and this platform's sandbox, as the spawn would see them (issue 27).
-	const parent = { ...snapshot, facts: sandboxFacts(snapshot) };
-	return { loaded: safeLoad(host, s.ctx), parent, models: liveCatalog(parentModelRuntime(s.ctx), parent.facts.model), type, dirs: { homeDir: parent.homeDir, agentDir: parent.agentDir } };
+	// The SSH workspaces' sandbox as this process last probed them (no I/O here; ADR 0191).
+	const loaded = safeLoad(host, s.ctx);
+	const parent = { ...snapshot, facts: { ...sandboxFacts(snapshot), remoteSandbox: knownRemoteSandbox(loaded?.settings.workspaces ?? {}) } };
+	return { loaded, parent, models: liveCatalog(parentModelRuntime(s.ctx), parent.facts.model), type, dirs: { homeDir: parent.homeDir, agentDir: parent.agentDir } };
 }
 
 /** The root session's scope of the delegation tools (src/hosts/spawn/delegation-tools.ts): every run of the tree. */

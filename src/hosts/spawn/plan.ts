@@ -19,13 +19,15 @@ import { toolGuidanceLines } from "../../prompt/tool-guidance.ts";
 import type { ParentPrompt } from "../../prompt/types.ts";
 import { resolve } from "../../resolve/resolve.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
-import type { ModelCatalog, ParentFacts, ResolveResult, SpawnerFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
+import type { ModelCatalog, ParentFacts, ResolveResult, SandboxPlatform, SpawnerFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
 import type { ChildHandle } from "../../runtime/pi/child-session.ts";
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { RunRecord, SpawnPlan } from "../../runtime/runs.ts";
 import { type ChildSandbox, childSandboxFor, sandboxFacts, withSandbox } from "../../sandbox/spawn-sandbox.ts";
 import { failOnLostLink } from "../../workspaces/lost-link.ts";
 import { remoteRunOf } from "../../workspaces/remote-isolation.ts";
+import { knownRemoteSandbox, probeWorkspaces } from "../../workspaces/remote-sandbox.ts";
+import { remoteNames } from "../../resolve/workspace.ts";
 
 /** What the parent session had when the child is spawned (plain data, recorded per spawn). */
 export interface ParentSnapshot {
@@ -129,11 +131,10 @@ export interface PlanSpawnOptions {
 	spawner?: SpawnerFacts | null;
 }
 
-/** Resolve a request into a plan, or throw {@link SpawnRefused}. */
-export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
+/** The resolution of a request as {@link planSpawn} makes it (pure). */
+function resolveRequest(options: PlanSpawnOptions, loaded: LoadResult): ResolveResult {
 	const { request, parent } = options;
-	const loaded = options.loaded ?? loadFor(parent);
-	const result = resolve({
+	return resolve({
 		request,
 		type: typeof request.subagent_type === "string" ? request.subagent_type : null,
 		loaded,
@@ -144,6 +145,31 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 		resumeFrom: request.resume === undefined || request.resume === null ? undefined : (options.resumeFrom ?? null),
 		spawner: options.spawner ?? null,
 	});
+}
+
+/**
+ * The parent with the sandbox facts of the SSH workspaces this request may be placed on (issue 25,
+ * ADR 0191): those not probed yet in this process are probed now (I/O), so the resolution that
+ * plans the spawn decides with them. No workspaces in settings, none named, or `sandbox: off`: no I/O.
+ */
+export async function withRemoteSandboxFacts(options: PlanSpawnOptions & { loaded: LoadResult }): Promise<ParentSnapshot> {
+	const workspaces = options.loaded.settings.workspaces ?? {};
+	if (Object.keys(workspaces).length === 0) return options.parent;
+	const withFacts = (remoteSandbox: Record<string, SandboxPlatform>) => ({ ...options.parent, facts: { ...options.parent.facts, remoteSandbox: { ...options.parent.facts.remoteSandbox, ...remoteSandbox } } });
+	// every workspace probed already (the usual case after the first spawns): no look, no I/O
+	const known = knownRemoteSandbox(workspaces);
+	if (Object.keys(known).length === Object.keys(workspaces).length) return withFacts(known);
+	const first = resolveRequest(options, options.loaded);
+	const names = remoteNames(first.trace.workspace?.value);
+	if (names.length === 0 || first.trace.sandbox?.value === "off") return options.parent;
+	return withFacts(await probeWorkspaces(workspaces, names));
+}
+
+/** Resolve a request into a plan, or throw {@link SpawnRefused}. */
+export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
+	const { request, parent } = options;
+	const loaded = options.loaded ?? loadFor(parent);
+	const result = resolveRequest(options, loaded);
 	if (result.refused || !result.config) throw new SpawnRefused(result.refused?.code ?? "bad-request", refusalMessage(result), refusalHints(result));
 	const config = result.config;
 	const childCwd = absoluteCwd(config.cwd, loaded, parent.cwd);
@@ -179,11 +205,13 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 			const model = config.model;
 			if (!model) throw new Error("no model resolved");
 			const assembled = buildPrompt(cwd, cwd === childCwd ? null : parent.cwd);
-			// Issue 25: on an SSH workspace the tools run there (the remote sandbox is not applied yet).
+			// Issue 25: on an SSH workspace the tools run there, in the remote's sandbox when it is sandboxed (ADR 0191).
 			const remote = remoteRunOf(run.id);
 			if (remote) {
 				const child = { run, model, thinking, cwd, systemPrompt: assembled.text, tools: config.tools, resumeFile, maxTurns: config.maxTurns, outputSchema: config.outputSchema ?? null, sandbox: null, budget: run.budget?.reserved ?? null };
-				return failOnLostLink(await options.createChild({ ...child, remoteTools: remote.tools }), remote.lost);
+				const handle = await options.createChild({ ...child, remoteTools: remote.tools });
+				const withBlocked = { ...handle, diagnostics: () => [...handle.diagnostics(), ...remote.diagnostics()] };
+				return failOnLostLink(withBlocked, remote.lost);
 			}
 			const sandbox = await childSandboxFor({ config, cwd, isolated: cwd !== childCwd, parent, loaded });
 			return withSandbox(sandbox, () => options.createChild({

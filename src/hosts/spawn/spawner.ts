@@ -18,7 +18,7 @@ import { type ChildExtensionSet, discoverChildExtensions } from "../../runtime/p
 import { createChildSession } from "../../runtime/pi/child-session.ts";
 import { contextTrust } from "../../runtime/pi/project-trust.ts";
 import { parentModelRuntime, transcriptDir } from "../../runtime/pi/parent-session.ts";
-import { withAvailableModels } from "../../runtime/pi/model-catalog.ts";
+import { liveCatalog, withAvailableModels } from "../../runtime/pi/model-catalog.ts";
 import { recordWriter } from "../../runtime/run-store.ts";
 import { resultTool } from "../../runtime/structured-result.ts";
 import { chainRoot, createRunRegistry, type ProgressListener, type RunRecord, type RunRegistry, type RunRegistryOptions } from "../../runtime/runs.ts";
@@ -29,7 +29,7 @@ import { SPAWN_TOOLS } from "./tool-names.ts";
 import { nestedNotification } from "./delegation-tools.ts";
 import { nestedSnapshot, runDelegationTools } from "./nested-spawn.ts";
 import { spawnerFacts } from "../../resolve/delegation.ts";
-import { type ChildFactory, loadFor, type ParentSnapshot, planSpawn } from "./plan.ts";
+import { type ChildFactory, loadFor, type ParentSnapshot, planSpawn, withRemoteSandboxFacts } from "./plan.ts";
 import { parentSnapshot } from "./parent-snapshot.ts";
 import { createLoadCache, type LoadCache } from "./load-cache.ts";
 
@@ -277,8 +277,12 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 		runDelegationTools({ run, cwd, registry, loaded: () => state.lastLoaded, start: (req, o) => start(state, req, { ...o, spawner: { run, cwd } }) });
 	const createChild = childFactory({ ctx, runtime, agentDir, projectTrusted, skills, set, sessionDir, forkFile, delegate });
 	// pi's availability check may not have landed yet: a provider it does not list is checked first.
+	const spawnerOf = nested ? spawnerFacts(nested.run.type, nested.run.config) : null;
+	// The SSH workspaces it may go to are probed first, once per host in this process (ADR 0191); where
+	// it goes and its sandbox mode do not depend on the models, so the live catalog serves that look.
+	const probed = await withRemoteSandboxFacts({ request, parent, models: liveCatalog(runtime, parent.facts.model), loaded: loadedNow, resumeFrom: stored, createChild, spawner: spawnerOf });
 	const plan = await withAvailableModels(runtime, parent.facts.model, (models) =>
-		planSpawn({ request, parent, models, loaded: loadedNow, resumeFrom: stored, createChild, spawner: nested ? spawnerFacts(nested.run.type, nested.run.config) : null }),
+		planSpawn({ request, parent: probed, models, loaded: loadedNow, resumeFrom: stored, createChild, spawner: spawnerOf }),
 	);
 	registry.setMaxConcurrent(loadedNow.settings.maxConcurrent.value);
 	const background = startOptions.background ?? (request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground);

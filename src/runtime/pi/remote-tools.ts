@@ -15,6 +15,7 @@ import {
 	createWriteToolDefinition,
 	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
+import type { SandboxPolicy } from "../../resolve/sandbox-policy.ts";
 import { type RemoteOps, remotePath } from "../../workspaces/remote-fs.ts";
 
 /** What the remote tools of one child are built from. */
@@ -24,6 +25,8 @@ export interface RemoteToolsOptions {
 	ops: RemoteOps;
 	/** The workspace's name, shown in the tools' descriptions. */
 	workspace: string;
+	/** The child's sandbox policy on the remote (ADR 0191): bash's description says what it may do; null or absent: none. */
+	sandbox?: Pick<SandboxPolicy, "write"> | null;
 }
 
 const IMAGE_MAGIC: [string, number[]][] = [
@@ -52,7 +55,11 @@ export function remoteTools(options: RemoteToolsOptions): ToolDefinition[] {
 	const add = (tool: unknown) => out.push(tool as ToolDefinition);
 	if (wanted.has("bash")) {
 		const tool = createBashToolDefinition(cwd, { operations: { exec: (command, dir, o) => ops.exec(command, dir, { onData: o.onData, signal: o.signal, timeout: o.timeout }) } });
-		add({ ...tool, description: `${tool.description}\n\nRuns on the SSH workspace ${workspace}, in ${cwd}.` });
+		const where = `Runs on the SSH workspace ${workspace}, in ${cwd}`;
+		const boundary = options.sandbox
+			? `, in an OS sandbox there: ${options.sandbox.write.length === 0 ? "it cannot write any file" : "it can write only in its working tree and $TMPDIR"}, has no network and no credential variables.`
+			: ".";
+		add({ ...tool, description: `${tool.description}\n\n${where}${boundary}` });
 	}
 	if (wanted.has("read")) {
 		// access is judged by the read itself (one round trip instead of two; a missing file fails there)
