@@ -38,6 +38,9 @@ export interface ShellOutcome {
 	output: string;
 }
 
+/** Something that runs a shell command the way {@link runShell} does (a child's SSH workspace runs it there). */
+export type ShellRunner = (command: string, options: ShellOptions) => Promise<ShellOutcome>;
+
 const DEFAULT_OUTPUT_LIMIT = 8 * 1024;
 
 /** Runs `command` through `/bin/sh -c`; never rejects. */

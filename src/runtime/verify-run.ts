@@ -4,7 +4,7 @@
  * `contracts.repair`, the contracts' repair-turn mechanism), and verify runs again. A run whose
  * verify still fails stays `completed`, with `verify.ok: false` for everyone to see.
  */
-import type { ShellWrap } from "./shell-command.ts";
+import type { ShellRunner, ShellWrap } from "./shell-command.ts";
 import { runVerify, type VerifyCommand, type VerifyResult, verifyLine } from "./verify.ts";
 
 /** What the run's verify found, with its repair turn. */
@@ -20,6 +20,8 @@ export interface VerifyRunOptions {
 	cwd: string;
 	/** The child's OS sandbox, when it ran in one: verify runs inside it (the child's writes, no credentials, no network). */
 	sandbox?: ShellWrap;
+	/** Where the command runs instead of this machine (a child on an SSH workspace: its remote worktree). */
+	runner?: ShellRunner;
 	runId: string;
 	/** Why no repair turn is possible (settings off, no turns left), or null. */
 	noRepair(): string | null;
@@ -45,14 +47,14 @@ export function verifyRepairMessage(result: VerifyResult): string {
 export async function verifyRun(options: VerifyRunOptions): Promise<VerifyOutcome> {
 	const env = { CADRE_RUN_ID: options.runId };
 	options.activity?.("verify");
-	const first = await runVerify(options.verify, options.cwd, env, options.sandbox);
+	const first = await runVerify(options.verify, options.cwd, env, options.sandbox, options.runner);
 	if (first.ok) return { ...first, repair: null };
 	const skipped = options.noRepair();
 	if (skipped !== null) return { ...first, repair: { steered: false, worked: false, skipped, first: null } };
 	options.activity?.("repair turn (verify)");
 	await options.repairTurn(verifyRepairMessage(first));
 	options.activity?.("verify");
-	const again = await runVerify(options.verify, options.cwd, env, options.sandbox);
+	const again = await runVerify(options.verify, options.cwd, env, options.sandbox, options.runner);
 	return { ...again, repair: { steered: true, worked: again.ok, skipped: null, first } };
 }
 

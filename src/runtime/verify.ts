@@ -3,7 +3,7 @@
  * directory, and by the merge queue on each merged tree. Only commands from trusted sources reach
  * here (user settings, a trusted project); this module only runs one and reports how it ended.
  */
-import { runShell, type ShellWrap } from "./shell-command.ts";
+import { runShell, type ShellRunner, type ShellWrap } from "./shell-command.ts";
 
 /** A verify command as the files give it (`verify: "npm test"` or `{ command, timeoutSeconds }`). */
 export interface VerifyCommand {
@@ -28,9 +28,12 @@ export const DEFAULT_VERIFY_TIMEOUT_MS = 300_000;
 /** How much of a verify command's output a result keeps. */
 export const VERIFY_TAIL_CHARS = 4000;
 
-/** Runs `verify` through `/bin/sh -c` in `cwd` with `env` added (through `wrap`: in a child's sandbox); never rejects. */
-export async function runVerify(verify: VerifyCommand, cwd: string, env: Record<string, string> = {}, wrap?: ShellWrap): Promise<VerifyResult> {
-	const ran = await runShell(verify.command, { cwd, env, timeoutMs: verify.timeoutMs, outputLimit: VERIFY_TAIL_CHARS, wrap });
+/**
+ * Runs `verify` through `/bin/sh -c` in `cwd` with `env` added (through `wrap`: in a child's
+ * sandbox; through `runner`: where the child works, its SSH workspace); never rejects.
+ */
+export async function runVerify(verify: VerifyCommand, cwd: string, env: Record<string, string> = {}, wrap?: ShellWrap, runner: ShellRunner = runShell): Promise<VerifyResult> {
+	const ran = await runner(verify.command, { cwd, env, timeoutMs: verify.timeoutMs, outputLimit: VERIFY_TAIL_CHARS, ...(wrap ? { wrap } : {}) });
 	let outputTail = ran.output;
 	if (ran.timedOut) outputTail = `${outputTail}\n[cadre] killed: did not finish within ${Math.round(verify.timeoutMs / 1000)} s`.trimStart();
 	else if (ran.startError !== null) outputTail = `[cadre] could not start: ${ran.startError}`;

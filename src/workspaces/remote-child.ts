@@ -12,7 +12,8 @@ import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { Diagnostic } from "../core/diagnostics.ts";
 import type { SandboxSettings, WorkspaceSpec } from "../files/types.ts";
 import { remoteTools } from "../runtime/pi/remote-tools.ts";
-import { remoteOps } from "./remote-fs.ts";
+import type { ShellOutcome, ShellRunner } from "../runtime/shell-command.ts";
+import { type RemoteOps, remoteOps } from "./remote-fs.ts";
 import { prepareRemoteSandbox, probeRemoteSandbox, type RemoteSandbox, requireSandbox } from "./remote-sandbox.ts";
 import {
 	commitRemoteWork,
@@ -25,7 +26,7 @@ import {
 	removeRemoteWorktree,
 	reopenRemoteWorktree,
 } from "./remote-worktree.ts";
-import type { SshTarget, WorkspaceError } from "./ssh-connection.ts";
+import { type SshTarget, shq, type WorkspaceError } from "./ssh-connection.ts";
 import { openWorkspaceLink, type WorkspaceLink, type WorkspaceLinkOptions } from "./workspace-link.ts";
 
 /** What one remote child is prepared from. */
@@ -50,6 +51,8 @@ export interface RemoteChildOptions {
 }
 
 export interface RemoteChild {
+	/** Runs cadre's own command for the child (its verify) in its remote worktree, through its sandbox when it has one. */
+	runShell: ShellRunner;
 	link: WorkspaceLink;
 	worktree: RemoteWorktree;
 	/** The pi tools that replace the built-ins. */
@@ -63,6 +66,28 @@ export interface RemoteChild {
 	/** Commits what the child left and fetches `cadre/<id>` home; `escaped`: the remote escape check. */
 	finish(): Promise<{ branch: string; tip: string; committed: boolean; escaped: string[] }>;
 	dispose(): void;
+}
+
+/**
+ * {@link ShellRunner} over a child's remote operations: the command in its remote worktree, `env`
+ * exported first, the output's tail kept, the timeout the channel's. `options.cwd` (the local
+ * planned cwd) and `wrap` (a local sandbox) do not apply there; never rejects.
+ */
+export function remoteShellRunner(ops: RemoteOps): ShellRunner {
+	return async (command, options) => {
+		const started = performance.now();
+		const limit = options.outputLimit ?? 8 * 1024;
+		let output = "";
+		const exports = Object.entries(options.env ?? {}).map(([name, value]) => `export ${name}=${shq(value)}\n`).join("");
+		const end = (exitCode: number | null, timedOut: boolean, startError: string | null): ShellOutcome => ({ exitCode, signal: null, timedOut, startError, durationMs: performance.now() - started, output: output.trimEnd() });
+		try {
+			const { exitCode } = await ops.exec(`${exports}${command}`, ".", { onData: (data: Buffer) => (output = (output + data.toString("utf8")).slice(-limit)), timeout: options.timeoutMs / 1000 });
+			return end(exitCode, false, null);
+		} catch (error) {
+			const message = error instanceof Error ? error.message : String(error);
+			return message.startsWith("timeout:") ? end(null, true, null) : end(null, false, message);
+		}
+	};
 }
 
 /** The SSH target of a settings workspace. */
@@ -104,6 +129,7 @@ export async function prepareRemoteChild(options: RemoteChildOptions): Promise<R
 			(why) => blocked.push(why),
 		);
 		return {
+			runShell: remoteShellRunner(ops),
 			link,
 			worktree,
 			sandbox,

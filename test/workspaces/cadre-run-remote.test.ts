@@ -57,6 +57,18 @@ describe.skipIf(missing !== null)("cadre run on SSH workspaces", () => {
 		expect(gitOut(world.project, ["status", "--porcelain"])).toBe("");
 	}, 20_000);
 
+	it("runs the child's verify where the child worked: in its remote worktree, not in the parent's checkout", async () => {
+		const [box] = servers as [TestSshd];
+		const verifying = definition("box").replace("workspace:", 'verify: "test -f notes.txt && echo verified-in-$(basename $(pwd))"\nworkspace:');
+		const world = runWorld("run-remote-verify-", server.baseUrl, { git: true, files: { "agent/subagents.json": JSON.stringify({ workspaces: { box: workspace(box) } }), "agent/agents/remote.md": verifying } });
+		server.setScript((request) => (request.step === 0 ? { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "remote notes\n" } }] } : { text: "written" }));
+		const run = await cadre(world, ["run", "remote", "write the notes", "--json"], { timeoutMs: 18_000 });
+		expect(run.code, run.stderr).toBe(0);
+		const result = JSON.parse(run.stdout);
+		expect(result.verify).toMatchObject({ ok: true });
+		expect(result.verify.outputTail).toContain(`verified-in-${result.id}`);
+	}, 20_000);
+
 	it("a resumed remote run continues on the same workspace and branch, from its work so far", async () => {
 		const [box] = servers as [TestSshd];
 		const world = runWorld("run-remote-resume-", server.baseUrl, { git: true, files: { "agent/subagents.json": JSON.stringify({ workspaces: { box: workspace(box) } }), "agent/agents/remote.md": definition("box") } });

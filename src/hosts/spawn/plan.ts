@@ -210,7 +210,8 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 			if (remote) {
 				const child = { run, model, thinking, cwd, systemPrompt: assembled.text, tools: config.tools, resumeFile, maxTurns: config.maxTurns, outputSchema: config.outputSchema ?? null, sandbox: null, budget: run.budget?.reserved ?? null };
 				const handle = await options.createChild({ ...child, remoteTools: remote.tools });
-				const withBlocked = { ...handle, diagnostics: () => [...handle.diagnostics(), ...remote.diagnostics()] };
+				// its verify runs where it worked (its remote worktree, in the remote's sandbox when it has one)
+				const withBlocked = { ...handle, runShell: remote.runShell, diagnostics: () => [...handle.diagnostics(), ...remote.diagnostics()] };
 				return failOnLostLink(withBlocked, remote.lost);
 			}
 			const sandbox = await childSandboxFor({ config, cwd, isolated: cwd !== childCwd, parent, loaded });

@@ -21,7 +21,7 @@ import type { Budget } from "../../core/budget.ts";
 import type { Diagnostic } from "../../core/diagnostics.ts";
 import type { ThinkingLevel } from "../../core/values.ts";
 import type { StructuredState } from "../contract.ts";
-import type { ShellWrap } from "../shell-command.ts";
+import type { ShellRunner, ShellWrap } from "../shell-command.ts";
 import { type ResultTool, SUBMIT_RESULT_TOOL } from "../structured-result.ts";
 import { limited } from "../budget-meter.ts";
 import { type BudgetGate, type BudgetGateState, type GateChildren, installBudgetGate } from "./budget-gate.ts";
@@ -144,6 +144,8 @@ export interface ChildHandle {
 	 * one (the command and environment to hand to the shell instead); absent: as they are.
 	 */
 	shell?: ShellWrap;
+	/** Where cadre's own commands for this child run instead of this machine: its SSH workspace (its remote worktree). */
+	runShell?: ShellRunner;
 	/**
 	 * What went wrong in the child without ending it: an extension that failed to load (the child
 	 * runs without it) or whose handler threw (pi goes on), as `extension-error` diagnostics.

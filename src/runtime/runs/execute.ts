@@ -174,5 +174,5 @@ async function verifyChild(internal: Internal, child: ChildHandle): Promise<void
 	const run = internal.record;
 	const verify = run.config.verify;
 	if (!verify || internal.aborted || internal.stopRequested) return;
-	run.verify = await verifyRun({ verify, cwd: internal.cwd, sandbox: child.shell, runId: run.id, noRepair: () => noRepair(internal), repairTurn: (m) => child.run(m), activity: (a) => (run.activity = a) });
+	run.verify = await verifyRun({ verify, cwd: internal.cwd, sandbox: child.shell, ...(child.runShell ? { runner: child.runShell } : {}), runId: run.id, noRepair: () => noRepair(internal), repairTurn: (m) => child.run(m), activity: (a) => (run.activity = a) });
 }
