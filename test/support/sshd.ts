@@ -128,6 +128,12 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
 	writeFileSync(knownHosts, `[127.0.0.1]:${port} ${type} ${key}\n`);
 	const wrongKnownHosts = join(dir, "wrong_known_hosts");
 	writeFileSync(wrongKnownHosts, `[127.0.0.1]:${port} ${otherType} ${otherKey}\n`);
+	// Sessions get a HOME of their own unless the test gives one: the machine user's shell start-up
+	// files (a pyenv init that rehashes, for one) are not the remote these tests mean, and a session
+	// killed mid-rehash left its lock behind and hung every later login for a minute.
+	const home = join(dir, "home");
+	mkdirSync(home);
+	const sessionEnv = { HOME: home, ...options.setEnv };
 	const config = join(dir, "sshd_config");
 	writeFileSync(
 		config,
@@ -147,7 +153,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
 			"MaxStartups 64",
 			"Subsystem sftp internal-sftp",
 			"LogLevel ERROR",
-			...(options.setEnv ? [`SetEnv ${Object.entries(options.setEnv).map(([name, value]) => `${name}="${value}"`).join(" ")}`] : []),
+			`SetEnv ${Object.entries(sessionEnv).map(([name, value]) => `${name}="${value}"`).join(" ")}`,
 			"",
 		].join("\n"),
 	);
