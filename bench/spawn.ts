@@ -49,14 +49,19 @@ interface SpawnCosts {
 	fsStacks: string;
 	/** Of which the `details` field. */
 	detailsChars: number;
+	/** The floor only: its answer with the usage pi asks such a tool to report and pi's own fields. */
+	accountedChars?: number;
+	/** cadre only: the text the model reads. */
+	textChars?: number;
 }
 const costs: { cadre?: SpawnCosts; floor?: SpawnCosts } = {};
 
 /** The mean size of the parent's stored `subagent` tool results (JSON chars), and of their `details`. */
-function storedResultChars(messages: readonly unknown[]): { resultChars: number; detailsChars: number } {
+function storedResultChars(messages: readonly unknown[]): { resultChars: number; detailsChars: number; textChars: number } {
 	const results = messages.filter((m) => (m as { role?: string; toolName?: string }).role === "toolResult" && (m as { toolName?: string }).toolName === "subagent");
 	const mean = (size: (m: unknown) => number) => results.reduce((sum: number, m) => sum + size(m), 0) / Math.max(1, results.length);
-	return { resultChars: mean((m) => JSON.stringify(m).length), detailsChars: mean((m) => JSON.stringify((m as { details?: unknown }).details ?? null).length) };
+	const text = (m: unknown) => ((m as { content?: { text?: string }[] }).content ?? []).reduce((sum, part) => sum + (part.text ?? "").length, 0);
+	return { resultChars: mean((m) => JSON.stringify(m).length), detailsChars: mean((m) => JSON.stringify((m as { details?: unknown }).details ?? null).length), textChars: mean(text) };
 }
 
 /** Spawn overhead through a real parent: tool_call of `subagent` → the child's first request. */
@@ -115,6 +120,7 @@ async function floor(count: number): Promise<number[]> {
 	const cwd = mkdtempSync(join(root, "floor-"));
 	const loader = bareLoader("You are a bench child.");
 	let floorResult = 0;
+	let floorAccounted = 0;
 	for (let i = 0; i < count + 5; i++) {
 		if (i === 5) fsCalls.reset();
 		started = now();
@@ -133,9 +139,27 @@ async function floor(count: number): Promise<number[]> {
 		// What a bare extension's tool would store for this child: its answer, no details.
 		const answer = session.getLastAssistantText() ?? "";
 		floorResult = JSON.stringify({ role: "toolResult", toolCallId: "call_0000000000", toolName: "subagent", content: [{ type: "text", text: answer }], isError: false, timestamp: Date.now() }).length;
+		// The same tool as pi stores it (ADR 0193): the child's usage, which pi asks a tool with nested
+		// model calls to report, and what pi adds to every result (its duration; faux's call id).
+		const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+		for (const m of session.messages) {
+			if (m.role !== "assistant") continue;
+			for (const key of ["input", "output", "cacheRead", "cacheWrite", "totalTokens"] as const) usage[key] += m.usage[key];
+			for (const key of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) usage.cost[key] += m.usage.cost[key];
+		}
+		floorAccounted = JSON.stringify({
+			role: "toolResult",
+			toolCallId: "tool:1796184130996:ny7kb9u463s",
+			toolName: "subagent",
+			content: [{ type: "text", text: answer }],
+			usage,
+			isError: false,
+			durationMs: Math.round(now() - started),
+			timestamp: Date.now(),
+		}).length;
 		session.dispose();
 	}
-	costs.floor = { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(), resultChars: floorResult, detailsChars: 0, fsStacks: "" };
+	costs.floor = { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(), resultChars: floorResult, accountedChars: floorAccounted, detailsChars: 0, fsStacks: "" };
 	return samples.slice(5);
 }
 
@@ -280,7 +304,10 @@ if (own && base) {
 	console.log(`  floor: ${base.fsPerSpawn.toFixed(1)}  (${base.fsTop})`);
 	console.log(`  cadre: ${own.fsPerSpawn.toFixed(1)}  (${own.fsTop})`);
 	if (process.env.BENCH_FS_TRACE) console.log(own.fsStacks);
-	console.log(`parent's stored tool result per child (JSON chars): floor ${base.resultChars}, cadre ${own.resultChars.toFixed(0)}  ×${(own.resultChars / base.resultChars).toFixed(2)} (target ≤ 2; details ${own.detailsChars.toFixed(0)}, the rest the text the model reads and pi's fields)`);
+	const accounted = base.accountedChars ?? base.resultChars;
+	console.log(`parent's stored tool result per child (JSON chars): cadre ${own.resultChars.toFixed(0)} (details ${own.detailsChars.toFixed(0)}, text ${(own.textChars ?? 0).toFixed(0)}, the rest pi's fields and usage)`);
+	console.log(`  floor with the child's usage and pi's own fields ${accounted}: ×${(own.resultChars / accounted).toFixed(2)} (target ≤ 2)`);
+	console.log(`  floor of the answer alone ${base.resultChars}: ×${(own.resultChars / base.resultChars).toFixed(2)}`);
 }
 await printDepth(N);
 console.log("background children (faux model), wall until all finished / RSS after");
