@@ -26,6 +26,8 @@ export interface LoadInputs {
 export interface LoadCache {
 	/** The files for `inputs`: the cached result while no input changed, else a fresh load. */
 	get(inputs: LoadInputs): Promise<LoadResult>;
+	/** The result the cache holds for `inputs`, unchecked (what `get` answers unless an input changed), or null. */
+	peek(inputs: LoadInputs): LoadResult | null;
 	/** Forget the cached result (the next `get` loads). */
 	clear(): void;
 }
@@ -90,6 +92,9 @@ export function createLoadCache(load: (inputs: LoadInputs) => LoadResult): LoadC
 			});
 			pending = { id, result };
 			return result;
+		},
+		peek(inputs) {
+			return cached?.key && cached.inputs === JSON.stringify(inputs) ? cached.result : null;
 		},
 		clear() {
 			cached = null;

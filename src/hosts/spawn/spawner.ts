@@ -276,9 +276,9 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	// The run's use record looks the parent's cwd up (isolation/worktree-users.ts).
 	void repoFacts(ctx.cwd, { early: true }).catch(() => undefined);
 	// Definitions are re-read at every spawn where a file or folder they come from changed.
-	const loadedNow = await state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: parent.projectTrusted });
-	state.lastLoaded = loadedNow;
-	options.onLoaded?.(loadedNow);
+	const inputs = { cwd: ctx.cwd, agentDir, homeDir, projectTrusted: parent.projectTrusted };
+	const checked = state.loads.get(inputs);
+	const guess = state.loads.peek(inputs);
 	const runtime = parentModelRuntime(ctx);
 	const sessionDir = transcriptDir(ctx, agentDir);
 	// A run of the session this one was forked from continues in a copy of its transcript (ADR 0069).
@@ -287,9 +287,17 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 		runDelegationTools({ run, cwd, registry, loaded: () => state.lastLoaded, start: (req, o) => start(state, req, { ...o, spawner: { run, cwd } }) });
 	const createChild = childFactory({ ctx, runtime, agentDir, projectTrusted, skills, set, sessionDir, forkFile, settings, delegate });
 	// pi's availability check may not have landed yet: a provider it does not list is checked first.
-	const plan = await withAvailableModels(runtime, parent.facts.model, (models) =>
-		planSpawn({ request, parent, models, loaded: loadedNow, resumeFrom: stored, createChild, spawner: nested ? spawnerFacts(nested.run.type, nested.run.config) : null }),
-	);
+	const planWith = (loaded: LoadResult) =>
+		withAvailableModels(runtime, parent.facts.model, (models) =>
+			planSpawn({ request, parent, models, loaded, resumeFrom: stored, createChild, spawner: nested ? spawnerFacts(nested.run.type, nested.run.config) : null }),
+		);
+	// Planned with the cached files while their check runs (ADR 0194); again when the check loaded new ones.
+	const [loaded, guessed] = await Promise.allSettled([checked, guess ? planWith(guess) : Promise.reject(new Error("no cached files"))]);
+	if (loaded.status === "rejected") throw loaded.reason;
+	const loadedNow = loaded.value;
+	state.lastLoaded = loadedNow;
+	options.onLoaded?.(loadedNow);
+	const plan = loadedNow === guess ? await (guessed.status === "fulfilled" ? guessed.value : Promise.reject(guessed.reason)) : await planWith(loadedNow);
 	registry.setMaxConcurrent(loadedNow.settings.maxConcurrent.value);
 	const background = startOptions.background ?? (request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground);
 	return registry.spawn(options.telemetry ? options.telemetry.traced(plan) : plan, {
