@@ -22,7 +22,7 @@ function counter(fn: Fn, name: string): Fn {
 			calls++;
 			byName.set(name, (byName.get(name) ?? 0) + 1);
 			if (trace && name.includes(trace)) {
-				const where = (new Error().stack ?? "").split("\n").slice(2, 7).join("\n");
+				const where = (new Error().stack ?? "").split("\n").slice(2, Number(process.env.BENCH_FS_DEPTH ?? 7)).join("\n");
 				stacks.set(where, (stacks.get(where) ?? 0) + 1);
 			}
 		}

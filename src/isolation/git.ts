@@ -151,7 +151,13 @@ export type GitFactsFailure =
 
 const repoCache = new Map<string, Promise<RepoFacts | GitFactsFailure>>();
 /** Directories found outside any repository: the answer, and the `.git` paths whose absence keeps it. */
-const notRepository = new Map<string, { failure: GitFactsFailure; markers: string[]; check: Promise<boolean> | null }>();
+const notRepository = new Map<string, { failure: GitFactsFailure; markers: string[]; check: Promise<boolean> | null; early: boolean; settledAt: number | null }>();
+/**
+ * How long an early "no `.git` here or above" check is kept for the call it was made for (ADR
+ * 0194): a spawn starts the check of its parent's cwd first (`early`), and the run's use record,
+ * a few milliseconds later, reads it once.
+ */
+export const MARKERS_FRESH_MS = 20;
 
 /** Forgets every cached fact (tests, or after the user moved a repository). */
 export function clearGitFactsCache(): void {
@@ -177,17 +183,27 @@ async function noneExist(paths: readonly string[]): Promise<boolean> {
 /**
  * The repository facts of `cwd`, detected with one `git rev-parse` the first time and cached per
  * cwd afterwards. "Not a repository" is kept while no `.git` exists in `cwd` or above it (checked
- * by stat on each call; issue 28: a spawn outside a repository runs no git), so `git init` there
- * is noticed; it is not kept when `GIT_DIR` or `GIT_WORK_TREE` point git elsewhere. "git missing"
+ * by stat on each call — or, once, by the `early` check a spawn made for it less than
+ * {@link MARKERS_FRESH_MS} ago; issue 28: a spawn outside a repository runs no git), so `git init`
+ * there is noticed; it is not kept when `GIT_DIR` or `GIT_WORK_TREE` point git elsewhere. "git missing"
  * is never kept.
  */
-export async function repoFacts(cwd: string): Promise<{ ok: true; facts: RepoFacts } | GitFactsFailure> {
+export async function repoFacts(cwd: string, options: { early?: boolean } = {}): Promise<{ ok: true; facts: RepoFacts } | GitFactsFailure> {
 	const key = resolve(cwd);
 	const known = notRepository.get(key);
 	if (known) {
-		known.check ??= noneExist(known.markers).finally(() => {
-			known.check = null;
-		});
+		// A check in flight is shared; a finished one only when it was an early check made for this call.
+		const inFlight = known.check !== null && known.settledAt === null;
+		const kept = known.check !== null && known.early && !options.early && known.settledAt !== null && Date.now() - known.settledAt < MARKERS_FRESH_MS;
+		if (kept || (inFlight && !options.early)) known.early = false;
+		if (!kept && !inFlight) {
+			known.settledAt = null;
+			known.early = options.early === true;
+			const check = noneExist(known.markers).finally(() => {
+				if (known.check === check) known.settledAt = Date.now();
+			});
+			known.check = check;
+		}
 		if (await known.check) return known.failure;
 		if (notRepository.get(key) === known) notRepository.delete(key);
 	}
@@ -199,7 +215,7 @@ export async function repoFacts(cwd: string): Promise<{ ok: true; facts: RepoFac
 	const result = await pending;
 	if ("ok" in result) {
 		if (repoCache.get(key) === pending) repoCache.delete(key);
-		if (result.code === "not-a-repository" && !process.env.GIT_DIR && !process.env.GIT_WORK_TREE) notRepository.set(key, { failure: result, markers: gitMarkers(key), check: null });
+		if (result.code === "not-a-repository" && !process.env.GIT_DIR && !process.env.GIT_WORK_TREE) notRepository.set(key, { failure: result, markers: gitMarkers(key), check: null, early: false, settledAt: null });
 		return result;
 	}
 	return { ok: true, facts: result };

@@ -162,12 +162,18 @@ export function createReceiptCollector(cwd: string, isolated: boolean, rootOf: R
 
 /** The compact form the parent's model reads: one line of files, one of commands, one of tool uses. */
 export function receiptText(receipt: Receipt): string {
-	const lines = (f: ReceiptFile) => (f.added === null ? "" : ` +${f.added}/-${f.removed}`);
-	const files = receipt.files.length === 0 ? "none" : receipt.files.slice(0, 30).map((f) => `${f.path}${lines(f)}`).join(", ") + (receipt.files.length > 30 ? `, … ${receipt.files.length - 30} more` : "");
-	const shown = receipt.commands.slice(-5).map((c) => `\`${c.command.slice(0, 80)}\` → ${c.exitCode === null ? "killed" : `exit ${c.exitCode}`}${c.durationMs === null ? "" : ` ${(c.durationMs / 1000).toFixed(1)}s`}`);
 	const tools = Object.entries(receipt.toolUses).map(([name, n]) => `${name} ${n}`).join(", ") || "none";
-	return [
-		`Receipt (observed by cadre): files changed (${receipt.filesFrom}): ${files}.`,
-		`Commands: ${receipt.commandCount} run, ${receipt.failedCommands} failed${shown.length > 0 ? `; last: ${shown.join("; ")}` : ""}. Tool uses: ${tools}.`,
-	].join("\n");
+	return [`Receipt (observed by cadre): files changed (${receipt.filesFrom}): ${receipt.files.length === 0 ? "none" : receiptFiles(receipt)}.`, `Commands: ${receiptCommands(receipt)}. Tool uses: ${tools}.`].join("\n");
+}
+
+/** `src/a.ts +3/-1, b.bin` (the first 30). */
+export function receiptFiles(receipt: Receipt): string {
+	const lines = (f: ReceiptFile) => (f.added === null ? "" : ` +${f.added}/-${f.removed}`);
+	return receipt.files.slice(0, 30).map((f) => `${f.path}${lines(f)}`).join(", ") + (receipt.files.length > 30 ? `, … ${receipt.files.length - 30} more` : "");
+}
+
+/** `3 run, 1 failed; last: \`npm test\` → exit 1 2.0s` (the last 5). */
+export function receiptCommands(receipt: Receipt): string {
+	const shown = receipt.commands.slice(-5).map((c) => `\`${c.command.slice(0, 80)}\` → ${c.exitCode === null ? "killed" : `exit ${c.exitCode}`}${c.durationMs === null ? "" : ` ${(c.durationMs / 1000).toFixed(1)}s`}`);
+	return `${receipt.commandCount} run, ${receipt.failedCommands} failed${shown.length > 0 ? `; last: ${shown.join("; ")}` : ""}`;
 }

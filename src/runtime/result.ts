@@ -10,7 +10,7 @@ import type { InputCheck } from "../resolve/types.ts";
 import { budgetLine, type RunBudget } from "./budget-meter.ts";
 import type { Contract } from "./contract.ts";
 import { type VerifyOutcome, verifyResultText } from "./verify-run.ts";
-import { type Receipt, receiptText } from "./receipt.ts";
+import { type Receipt, receiptCommands, receiptFiles, receiptText } from "./receipt.ts";
 import type { RunRecord } from "./runs.ts";
 
 /**
@@ -85,6 +85,8 @@ export interface RunResult {
 	tools: string[];
 	/** Whether the child's tools ran in the OS sandbox (ADR 0150); null for runs from before it. */
 	sandboxed: boolean | null;
+	/** The sandbox mode the files asked for (`auto`, `required`, `off`), or null for runs from before it. */
+	sandboxMode: string | null;
 	/** What the sandbox blocked, as the platform and the file tools reported it (`read: read ~/.ssh/id_rsa`); bash's are not reported on Linux. */
 	sandboxBlocked?: string[];
 	requestedVsUsed: RequestedVsUsed[];
@@ -193,6 +195,7 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		persona: run.config.persona,
 		tools: [...run.config.tools],
 		sandboxed: run.config.sandboxed ?? null,
+		sandboxMode: run.config.sandbox ?? null,
 		sandboxBlocked: sandboxBlocked(run.diagnostics),
 		requestedVsUsed: requestedVsUsed(run),
 		contract: run.contract === null ? null : structuredClone(run.contract),
@@ -209,17 +212,34 @@ export function sandboxBlocked(diagnostics: readonly { code: string; message: st
 }
 
 /**
- * Fields of a {@link RunResult} a parent's stored tool result and notification leave out (ADR 0188):
- * they stay in the run record, and the service (`get(id)`), `/subagents` and the expanded rows read
- * them from there by id. The model reads the whole result in the message text.
+ * Fields of a {@link RunResult} a parent's stored tool result leaves out (ADR 0188, 0193): they
+ * stay in the run record, and the service (`get(id)`), `/subagents` and the tool rows read them
+ * from there by id. The answer is in the result's text already; the tree's usage in pi's `usage`.
  */
-export const RECORD_ONLY_FIELDS = ["receipt", "requestedVsUsed", "tools", "thinking", "sandboxed", "traceId"] as const;
+export const RECORD_ONLY_FIELDS = [
+	"receipt",
+	"requestedVsUsed",
+	"tools",
+	"thinking",
+	"sandboxed",
+	"sandboxMode",
+	"traceId",
+	"text",
+	"transcript",
+	"treeUsage",
+	"model",
+	"capabilityMode",
+	"persona",
+] as const;
 const RECORD_ONLY: ReadonlySet<string> = new Set(RECORD_ONLY_FIELDS);
+
+/** Values a reader assumes when a field is missing from stored details (ADR 0193). */
+const DEFAULTS: Readonly<Record<string, unknown>> = { descendants: 0, depth: 1 };
 
 /**
  * What a parent session stores as a result's `details`: the result without {@link RECORD_ONLY_FIELDS}
- * and without empty values (null, an empty list, `truncated: false`) — a reader treats a missing
- * field as null or empty.
+ * and without empty or default values (null, an empty list, false, no descendants, depth 1) — a
+ * reader treats a missing field as null, empty, false or that default.
  * Details stored before (every field) read the same way.
  */
 export type ResultDetails = Pick<RunResult, "id" | "type" | "description" | "status"> & Partial<Omit<RunResult, "id" | "type" | "description" | "status">>;
@@ -228,7 +248,7 @@ export type ResultDetails = Pick<RunResult, "id" | "type" | "description" | "sta
 export function resultDetails(result: RunResult): ResultDetails {
 	const out: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(result)) {
-		if (RECORD_ONLY.has(key) || value === null || (Array.isArray(value) && value.length === 0) || (key === "truncated" && value === false)) continue;
+		if (RECORD_ONLY.has(key) || value === null || value === false || (Array.isArray(value) && value.length === 0) || DEFAULTS[key] === value) continue;
 		out[key] = value;
 	}
 	return out as ResultDetails;
@@ -273,11 +293,79 @@ function sandboxLine(sandboxed: boolean, blocked: readonly string[] = []): strin
 	return `Sandbox: sandboxed — its commands and file tools could write only in its working tree and temp dir, read none of your secrets, reach no network.${attempts}`;
 }
 
+/** How much of a result the text says: only what is not the default (the parent's answer), or everything. */
+export interface FormatOptions {
+	/** Every line: model, tools, sandbox, usage, transcript, requested vs used, the whole receipt (get_subagent_result `verbose`). */
+	verbose?: boolean;
+}
+
 /**
  * The text the parent model reads for a finished run; pi also shows it to the person, so control
  * characters in the child's output are shown escaped (ADR 0075; `details` keeps the exact text).
+ * By default (ADR 0193) it says only what is not the default: a compact header, then the error,
+ * the request values not honoured, the sandbox when it blocked something or was not what the
+ * sandbox mode asked for, files changed and failed commands, and what only some runs have; the
+ * rest stays in the run record, reachable by id (`verbose`).
  */
-export function formatResult(result: RunResult): string {
+export function formatResult(result: RunResult, options: FormatOptions = {}): string {
+	return safeText((options.verbose ? verboseLines(result) : compactLines(result)).join("\n"));
+}
+
+/** `0.0s`, or `not started`. */
+function durationText(result: RunResult): string {
+	return result.durationMs === null ? "not started" : `${(result.durationMs / 1000).toFixed(1)}s`;
+}
+
+/**
+ * The lines only some runs have, in both forms, in groups (the verbose text puts the transcript
+ * and the requested-vs-used block between them): tree, budget, persistence, isolation, and
+ * warnings with the contract and verify.
+ */
+function exceptionalLines(result: RunResult): [string[], string[], string[], string[], string[]] {
+	const rest: string[] = [];
+	if (result.warnings.length > 0) rest.push("Warnings:", ...result.warnings.map((warning) => `- ${warning}`));
+	if (result.contract) rest.push(contractLine(result.contract));
+	if (result.verify) rest.push(verifyResultText(result.verify));
+	return [
+		result.descendants > 0 ? [`Tree: ${counted(result.descendants, "descendant")} ran; with them ${formatUsage(result.treeUsage)}.`] : [],
+		result.budget ? [budgetLine(result.budget)] : [],
+		result.persistError ? [`Not persisted: ${result.persistError}; after this session this run cannot be listed or resumed.`] : [],
+		result.isolation ? [`Isolation: ${JSON.stringify(result.isolation)}`] : [],
+		rest,
+	];
+}
+
+/** The receipt's lines that say something: files changed, and the commands when one failed. */
+function receiptNews(receipt: Receipt | null): string[] {
+	if (!receipt) return [];
+	const lines: string[] = [];
+	if (receipt.files.length > 0) lines.push(`Files changed (${receipt.filesFrom}): ${receiptFiles(receipt)}.`);
+	if (receipt.failedCommands > 0) lines.push(`Commands: ${receiptCommands(receipt)}.`);
+	return lines;
+}
+
+/** Whether the sandbox line says something: it blocked an attempt, or the run was not sandboxed though its mode asked for a sandbox. */
+function sandboxNews(result: RunResult): boolean {
+	if (result.sandboxed === null) return false;
+	if ((result.sandboxBlocked ?? []).length > 0) return true;
+	return result.sandboxed === false && result.sandboxMode !== null && result.sandboxMode !== "off";
+}
+
+/** The default text (ADR 0193): `id · status · duration · turns`, what is not the default, the answer. */
+function compactLines(result: RunResult): string[] {
+	const lines = [`${result.id} · ${result.status}${result.limitReached ? " at its max_turns limit" : ""} · ${durationText(result)} · ${counted(result.turns, "turn")}`];
+	if (result.error) lines.push(`Error: ${result.error}`);
+	const differing = result.requestedVsUsed.filter((row) => row.note !== null && row.field !== "contract");
+	if (differing.length > 0) lines.push(`Not as requested: ${differing.map((row) => `${row.field} ${show(row.requested)} → ${show(row.used)} (${row.note})`).join("; ")}.`);
+	if (result.sandboxed !== null && sandboxNews(result)) lines.push(sandboxLine(result.sandboxed, result.sandboxBlocked));
+	lines.push(...exceptionalLines(result).flat(), ...receiptNews(result.receipt));
+	if (result.structured !== null && result.structured !== undefined) lines.push(`Structured result (submit_result): ${JSON.stringify(result.structured)}`);
+	lines.push("", result.text ?? "(no final text)");
+	return lines;
+}
+
+/** Every line (`verbose`): the text as it was before ADR 0193. */
+function verboseLines(result: RunResult): string[] {
 	const lines = [
 		`Sub-agent ${result.id} (${result.type}: ${result.description}) ${result.status}${result.limitReached ? " at its max_turns limit" : ""}.`,
 	];
@@ -286,28 +374,21 @@ export function formatResult(result: RunResult): string {
 		`Model ${show(result.model)}, thinking ${show(result.thinking)}, capability ${result.capabilityMode ?? "unset (no filter)"}${result.persona ? `, persona ${result.persona}` : ""}; tools: ${result.tools.join(", ") || "none"}.`,
 	);
 	if (result.sandboxed !== null) lines.push(sandboxLine(result.sandboxed, result.sandboxBlocked));
-	lines.push(
-		`${counted(result.turns, "turn")}, ${counted(result.toolUses, "tool use")}, ${result.durationMs === null ? "not started" : `${(result.durationMs / 1000).toFixed(1)}s`}, ${formatUsage(result.usage)}.`,
-	);
-	if (result.descendants > 0) lines.push(`Tree: ${counted(result.descendants, "descendant")} ran; with them ${formatUsage(result.treeUsage)}.`);
-	if (result.budget) lines.push(budgetLine(result.budget));
+	lines.push(`${counted(result.turns, "turn")}, ${counted(result.toolUses, "tool use")}, ${durationText(result)}, ${formatUsage(result.usage)}.`);
+	const [tree, budget, persisted, isolation, rest] = exceptionalLines(result);
+	lines.push(...tree, ...budget);
 	if (result.transcript) lines.push(`Transcript: ${result.transcript}`);
-	if (result.persistError) lines.push(`Not persisted: ${result.persistError}; after this session this run cannot be listed or resumed.`);
-	if (result.isolation) lines.push(`Isolation: ${JSON.stringify(result.isolation)}`);
-	const differing = result.requestedVsUsed.filter((row) => row.note !== null);
+	lines.push(...persisted, ...isolation);
 	if (result.requestedVsUsed.length > 0) {
 		lines.push(
 			`Requested vs used: ${result.requestedVsUsed.map((row) => `${row.field} ${show(row.requested)} → ${show(row.used)}${row.note ? ` (${row.note})` : ""}`).join("; ")}.`,
 		);
-	}
-	if (differing.length === 0 && result.requestedVsUsed.length === 0) lines.push("Requested vs used: nothing requested beyond the prompt.");
-	if (result.warnings.length > 0) lines.push("Warnings:", ...result.warnings.map((warning) => `- ${warning}`));
-	if (result.contract) lines.push(contractLine(result.contract));
-	if (result.verify) lines.push(verifyResultText(result.verify));
+	} else lines.push("Requested vs used: nothing requested beyond the prompt.");
+	lines.push(...rest);
 	if (result.receipt) lines.push(receiptText(result.receipt));
 	if (result.structured !== null && result.structured !== undefined) lines.push(`Structured result (submit_result): ${JSON.stringify(result.structured)}`);
 	lines.push("", result.text ?? "(no final text)");
-	return safeText(lines.join("\n"));
+	return lines;
 }
 
 /**

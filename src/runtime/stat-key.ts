@@ -3,6 +3,7 @@
  * edit in place (issue 28): one asynchronous `stat` per path, in parallel, off the main thread.
  */
 import { stat } from "node:fs/promises";
+import { dirname } from "node:path";
 
 /**
  * A change this close (ns) before a load may share its timestamp with a later edit (the file
@@ -26,7 +27,28 @@ export const racySince = (): bigint => BigInt(Date.now()) * 1_000_000n - RACY_NS
 
 /** The key of `paths`, or null when one of them changed at or after `since` (ns): the key could miss an edit. */
 export async function statKey(paths: readonly string[], since?: bigint): Promise<string | null> {
+	return (await coveredKey(paths, since, false)).key;
+}
+
+/**
+ * The key of `paths` as {@link statKey}, over the paths it must stat again: a path that does not
+ * exist while its parent directory is among `paths` and exists (or is missing too and covered the
+ * same way) is left out (`paths` of the answer) — creating it changes that folder's mtime, which
+ * the key holds. `prune: false` keeps
+ * every path.
+ */
+export async function coveredKey(paths: readonly string[], since?: bigint, prune = true): Promise<{ key: string | null; paths: string[] }> {
 	const all = await Promise.all(paths.map(signature));
-	if (since !== undefined && all.some((one) => one.changed >= since)) return null;
-	return all.map((one) => one.text).join("|");
+	if (since !== undefined && all.some((one) => one.changed >= since)) return { key: null, paths: [...paths] };
+	const texts = new Map(paths.map((path, i) => [path, all[i]?.text ?? "-"]));
+	/** A missing path under an input folder that exists, through missing input folders only. */
+	const covered = (path: string): boolean => {
+		for (let dir = dirname(path); texts.has(dir); dir = dirname(dir)) {
+			if (texts.get(dir) !== "-") return true;
+			if (dirname(dir) === dir) return false;
+		}
+		return false;
+	};
+	const kept = paths.map((path, i) => ({ path, text: all[i]?.text ?? "-" })).filter((one) => !prune || one.text !== "-" || !covered(one.path));
+	return { key: kept.map((one) => one.text).join("|"), paths: kept.map((one) => one.path) };
 }

@@ -61,7 +61,7 @@ describe("background runs", () => {
 		expect(peak).toBeGreaterThan(1);
 		expect(peak).toBeLessThanOrEqual(4);
 		const [fetched] = toolResults(parent.session, "get_subagent_result");
-		expect(fetched?.text.match(/completed\./g)).toHaveLength(20);
+		expect(fetched?.text.match(/ · completed · /g)).toHaveLength(20);
 		// Every result was fetched: no notification may follow.
 		await new Promise((resolve) => setTimeout(resolve, 50));
 		const notifications = parent.session.messages.filter((m) => m.role === "custom" && (m as { customType?: string }).customType === "cadre-notification");

@@ -29,7 +29,9 @@ async function oneChild(agentExtensions: Record<string, string>): Promise<RunRes
 		},
 	});
 	await parent.session.prompt("go");
-	return toolResults(parent.session, "subagent")[0]?.details as RunResult;
+	// The whole result, from the record by the stored details' id (ADR 0193).
+	const { id } = toolResults(parent.session, "subagent")[0]?.details as RunResult;
+	return parent.service().get(id) as RunResult;
 }
 
 describe("faults inside a child", () => {

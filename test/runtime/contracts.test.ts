@@ -95,7 +95,7 @@ describe("a persona's promised file", () => {
 		const completed = parent?.events.find((event) => event.name === "cadre:completed");
 		expect(completed?.payload.contract).toEqual(broken);
 		expect(parent?.service().get(details.id)?.contract).toEqual(broken);
-		const stored = loadRun(join(dirname(details.transcript ?? ""), `${details.id}.run.json`));
+		const stored = loadRun(join(dirname(parent?.service().get(details.id)?.transcript ?? ""), `${details.id}.run.json`));
 		expect(stored.ok && stored.run.contract).toEqual(broken);
 	});
 

@@ -3,7 +3,7 @@
  * definition edited in place between two spawns (same path, same inode, same size) is what the
  * second spawn uses, and the `subagent` tool's description follows it.
  */
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createParent, fauxAssistantMessage, type Parent } from "./harness.ts";
@@ -49,5 +49,26 @@ describe("definitions edited in place", () => {
 		await parent.session.prompt("hi");
 		expect(description).toContain("Scout BBBB");
 		expect(description).not.toContain("Scout AAAA");
+	});
+
+	it("a type added after the last spawn is spawnable at once (the spawn plans again with the files its check loaded, ADR 0194)", async () => {
+		const systems: string[] = [];
+		parent = await createParent({
+			agentFiles: { "agents/scout.md": scout("AAAA") },
+			script: (turn) => {
+				if (turn.agent !== "parent") systems.push(`${turn.agent}: ${turn.system}`);
+				return fauxAssistantMessage("done");
+			},
+		});
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		const service = parent.service();
+		await (await service.spawn({ prompt: "go", description: "one", subagent_type: "scout" })).done;
+		writeFileSync(join(parent.agentDir, "agents", "newbie.md"), "---\ndescription: New\ntools: [read]\n---\nSay NEWBIE now.\n");
+		const added = await service.spawn({ prompt: "go", description: "two", subagent_type: "newbie" });
+		expect((await added.done).status).toBe("completed");
+		expect(systems.at(-1)).toContain("Say NEWBIE now.");
+		// And an edit that makes the cached plan wrong: the type is gone, the spawn is refused.
+		rmSync(join(parent.agentDir, "agents", "scout.md"));
+		await expect(service.spawn({ prompt: "go", description: "three", subagent_type: "scout" })).rejects.toThrow(/scout/);
 	});
 });

@@ -39,11 +39,12 @@ describe("foreground spawn", () => {
 		expect(details.status).toBe("completed");
 		// explore gets bash when it runs sandboxed (ADR 0185)
 		expect(fullResult(parent, result)?.tools).toEqual(["read", "grep", "find", "ls", ...(sandboxPlatform().available ? ["bash"] : [])]);
-		expect(details.capabilityMode).toBe("read-only");
+		expect(fullResult(parent, result)?.capabilityMode).toBe("read-only");
 		expect(details.toolUses).toBe(1);
 		expect(details.turns).toBe(2);
-		expect(existsSync(details.transcript)).toBe(true);
-		const lines = readFileSync(details.transcript, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+		const transcript = fullResult(parent, result)?.transcript ?? "";
+		expect(existsSync(transcript)).toBe(true);
+		const lines = readFileSync(transcript, "utf8").trim().split("\n").map((line) => JSON.parse(line));
 		expect(lines[0].type).toBe("session");
 		expect(lines.some((entry) => entry.type === "message" && entry.message.role === "assistant")).toBe(true);
 		const childSystem = parent.requests.find((turn) => turn.agent === "explore")?.system ?? "";

@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, type Turn, until } from "./harness.ts";
+import { createParent, fauxAssistantMessage, fauxToolCall, type Parent, fullResult, toolResults, type Turn, until } from "./harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -137,7 +137,8 @@ describe("run lifecycle", () => {
 		const [result] = toolResults(parent.session, "subagent");
 		const details = result?.details as { status: string; turns: number; limitReached: boolean; toolUses: number };
 		expect(childRequests).toBe(3);
-		expect(details).toMatchObject({ status: "completed", turns: 2, limitReached: false, toolUses: 1 });
+		expect(details).toMatchObject({ status: "completed", turns: 2, toolUses: 1 });
+		expect(fullResult(parent, result)?.limitReached).toBe(false);
 		expect(result?.text).toContain("final: listed");
 	});
 
@@ -206,12 +207,12 @@ describe("run lifecycle", () => {
 		});
 		await parent.session.prompt("first");
 		const [first] = toolResults(parent.session, "subagent");
-		const firstDetails = first?.details as { id: string; model: string; transcript: string };
+		const firstDetails = fullResult(parent, first) as { id: string; model: string | null; transcript: string | null };
 		id = firstDetails.id;
 		expect(firstDetails.model).toBe("faux/child-model");
 		await parent.session.prompt("again");
 		const second = toolResults(parent.session, "subagent")[1];
-		const secondDetails = second?.details as { model: string; transcript: string; status: string; text: string };
+		const secondDetails = fullResult(parent, second) as { model: string | null; transcript: string | null; status: string; text: string | null };
 		expect(secondDetails.status).toBe("completed");
 		expect(secondDetails.model).toBe("faux/child-model");
 		expect(secondDetails.transcript).toBe(firstDetails.transcript);

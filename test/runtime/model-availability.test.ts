@@ -10,7 +10,7 @@ import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-work
 import { ModelRuntime } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { createModelCatalog, liveCatalog, withAvailableModels } from "../../src/runtime/pi/model-catalog.ts";
-import { createParent, type Parent, toolResults } from "./harness.ts";
+import { createParent, type Parent, fullResult, toolResults } from "./harness.ts";
 
 let parent: Parent | null = null;
 afterEach(() => {
@@ -85,7 +85,7 @@ describe("spawns while pi's availability check is pending", () => {
 		await parent.session.prompt("go");
 		const [result] = toolResults(parent.session, "subagent");
 		expect(result?.text).not.toContain("Spawn refused");
-		expect(result?.details).toMatchObject({ status: "completed", model: "faux/parent-model", text: "child ran" });
+		expect(fullResult(parent, result)).toMatchObject({ status: "completed", model: "faux/parent-model", text: "child ran" });
 		expect(parent.runtime.getAvailableSnapshot()).toEqual([]);
 	});
 
@@ -98,7 +98,7 @@ describe("spawns while pi's availability check is pending", () => {
 		await parent.session.prompt("go");
 		const [result] = toolResults(parent.session, "subagent");
 		expect(result?.text).not.toContain("Spawn refused");
-		expect(result?.details).toMatchObject({ status: "completed", model: "late/late-model", text: "late child ran" });
+		expect(fullResult(parent, result)).toMatchObject({ status: "completed", model: "late/late-model", text: "late child ran" });
 	});
 
 	it("a model that really has no credentials is still refused after pi's check", async () => {

@@ -111,9 +111,11 @@ describe("children that delegate", () => {
 		expect(results[0]?.text).toContain("Tree: 3 descendants ran");
 		const usages = completed.map((e) => e.payload.usage as RunResult["usage"]);
 		const sum = usages.reduce((total, usage) => total + usage.input + usage.output + usage.cacheRead + usage.cacheWrite, 0);
-		const tree = result?.treeUsage;
+		// The tree's usage is in the record (and pi's usage of a foreground result), not in the slim details (ADR 0193).
+		const whole = parent.service().get(result?.id ?? "");
+		const tree = whole?.treeUsage;
 		expect(tree && tree.input + tree.output + tree.cacheRead + tree.cacheWrite).toBe(sum);
-		expect(tree && tree.output).toBeGreaterThan(result?.usage.output ?? 0);
+		expect(tree && tree.output).toBeGreaterThan(whole?.usage.output ?? 0);
 		// The grandchildren's ends went to lead (it fetched them), not to the root session.
 		expect(seen.filter((turn) => turn.agent === "parent").some((turn) => turn.lastText.includes("background sub-agent finished: explore-"))).toBe(false);
 	});
@@ -136,7 +138,7 @@ describe("children that delegate", () => {
 		const [result] = toolResults(parent.session, "get_subagent_result")[0]?.details as RunResult[];
 		expect(result?.status).toBe("completed");
 		expect(result?.descendants).toBe(1);
-		expect(result?.text).toContain("lead saw: Sub-agent explore-");
+		expect(parent.service().get(result?.id ?? "")?.text).toMatch(/^lead saw: explore-\S+ · completed · /);
 	});
 
 	it("refuses what a lead may not spawn (type-not-allowed) and a spawn past maxDepth (depth-exceeded)", async () => {
@@ -311,7 +313,7 @@ describe("a tree's edges", () => {
 				}
 				if (turn.step === 0) return fauxAssistantMessage([spawnCall({ subagent_type: "explore" })], { stopReason: "toolUse" });
 				if (turn.step === 1) {
-					const id = /Sub-agent (explore-\S+)/.exec(turn.lastText)?.[1] ?? "";
+					const id = /^(explore-\S+) · /m.exec(turn.lastText)?.[1] ?? "";
 					return fauxAssistantMessage([spawnCall({ subagent_type: "lead", prompt: `resume ${id}` })], { stopReason: "toolUse" });
 				}
 				return fauxAssistantMessage("root: done");

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { currentOwner, formatOwner } from "../../src/runtime/owner.ts";
 import { makeRepo } from "../isolation/support/repo.ts";
-import { commandOutput, createParent, fauxAssistantMessage, fauxToolCall, type Parent, type Script, toolResults } from "./harness.ts";
+import { commandOutput, createParent, fauxAssistantMessage, fauxToolCall, type Parent, fullResult, type Script, toolResults } from "./harness.ts";
 
 const parents: Parent[] = [];
 afterEach(() => {
@@ -59,7 +59,8 @@ async function open(options: Parameters<typeof createParent>[0]): Promise<Parent
 async function finishedSession(target: { id: string; userMessagesSeen: number }) {
 	const first = await open({ persisted: true, script: script(target) });
 	await first.session.prompt("first");
-	const details = toolResults(first.session, "subagent")[0]?.details as Details;
+	// The whole result from the service (stored details are slim, ADR 0193).
+	const details = fullResult(first, toolResults(first.session, "subagent")[0]) as Details;
 	target.id = details.id;
 	const sessionFile = first.session.sessionFile as string;
 	await first.shutdown();
@@ -90,7 +91,7 @@ describe("runs outlive the parent session", () => {
 		// The continued session holds the first run's tool result too: the resume's is the last.
 		const resumed = toolResults(second.session, "subagent").at(-1);
 		expect(resumed?.isError).toBe(false);
-		const resumedDetails = resumed?.details as Details;
+		const resumedDetails = fullResult(second, resumed) as Details;
 		expect(resumedDetails).toMatchObject({ status: "completed", model: "faux/child-model", transcript: details.transcript, text: "continued" });
 		expect(target.userMessagesSeen).toBe(2);
 		expect(second.service().list().map((run) => run.id)).toEqual([details.id, resumedDetails.id]);
@@ -163,7 +164,7 @@ describe("runs outlive the parent session", () => {
 		const target = { id: "", userMessagesSeen: 0 };
 		const first = await open({ persisted: true, script: script(target) });
 		await first.session.prompt("first");
-		const before = toolResults(first.session, "subagent")[0]?.details as Details;
+		const before = fullResult(first, toolResults(first.session, "subagent")[0]) as Details;
 		const sessionFile = first.session.sessionFile as string;
 		// What pi's /fork does: a new session file holding the branch, its header naming the source.
 		const source = SessionManager.open(sessionFile, dirname(sessionFile));
@@ -177,7 +178,7 @@ describe("runs outlive the parent session", () => {
 		expect(fork.service().list().map((run) => run.id)).toEqual([before.id]);
 		target.id = before.id;
 		await fork.session.prompt("again");
-		const resumed = toolResults(fork.session, "subagent").at(-1)?.details as Details;
+		const resumed = fullResult(fork, toolResults(fork.session, "subagent").at(-1)) as Details;
 		expect(resumed).toMatchObject({ status: "completed", text: "continued" });
 		expect(target.userMessagesSeen).toBe(2);
 		expect(resumed.transcript).not.toBe(before.transcript);

@@ -18,7 +18,7 @@ afterEach(() => {
 	parent = null;
 });
 
-const RECORD_ONLY = ["receipt", "requestedVsUsed", "tools", "thinking", "sandboxed", "traceId"];
+const RECORD_ONLY = ["receipt", "requestedVsUsed", "tools", "thinking", "sandboxed", "sandboxMode", "traceId", "text", "transcript", "treeUsage", "model", "capabilityMode", "persona"];
 
 describe("stored tool result details", () => {
 	it("a foreground child's details leave the record-only fields and empty values out; the service has them by id", async () => {
@@ -32,16 +32,20 @@ describe("stored tool result details", () => {
 		await parent.session.prompt("go");
 		const [result] = toolResults(parent.session, "subagent");
 		const details = result?.details as Record<string, unknown>;
-		expect(details).toMatchObject({ status: "completed", type: "explore", text: "found it", turns: 1, toolUses: 0, capabilityMode: "read-only" });
+		expect(details).toMatchObject({ status: "completed", type: "explore", turns: 1, toolUses: 0 });
 		for (const key of RECORD_ONLY) expect(details, key).not.toHaveProperty(key);
 		expect(Object.values(details)).not.toContain(null);
-		expect(details).not.toHaveProperty("warnings");
+		// Default values are left out too (ADR 0193): false, no descendants, depth 1.
+		expect(Object.values(details)).not.toContain(false);
+		for (const key of ["warnings", "descendants", "depth", "limitReached", "truncated"]) expect(details, key).not.toHaveProperty(key);
 		const full = parent.service().get(details.id as string);
 		expect(full?.tools).toEqual(EXPLORE_TOOLS);
+		expect(full).toMatchObject({ text: "found it", capabilityMode: "read-only", depth: 1, descendants: 0 });
+		expect(full?.transcript).toEqual(expect.any(String));
 		expect(full?.receipt).toMatchObject({ commandCount: 0, toolUses: {} });
 		expect(full?.requestedVsUsed).toEqual([]);
-		// The model still reads the whole result.
-		expect(result?.text).toContain("tools: read, grep, find, ls");
+		// The model reads what is not the default (ADR 0193); verbose has the rest.
+		expect(result?.text).toBe(`${details.id} · completed · ${((details.durationMs as number) / 1000).toFixed(1)}s · 1 turn\n\nfound it`);
 	});
 
 	it("a background child's start answer and a fetched result are slim too; its notification keeps the whole result", async () => {

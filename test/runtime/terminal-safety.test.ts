@@ -4,7 +4,7 @@
  * request or a child's output; `details` keeps the exact text.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { commandOutput, createParent, fauxAssistantMessage, fauxToolCall, type Parent, toolResults, until } from "./harness.ts";
+import { commandOutput, createParent, fauxAssistantMessage, fauxToolCall, type Parent, fullResult, toolResults, until } from "./harness.ts";
 
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/u;
 const EVIL = "\x1b]0;owned\x07\x1b[2J\x9b31m\u202e";
@@ -48,10 +48,10 @@ describe("pi: what cadre shows is escaped", () => {
 		expect(content).not.toMatch(UNSAFE);
 
 		// By its description, not "fg " anywhere: a random run id can end in "fg" (explore-d37hfg).
-		const foreground = toolResults(parent.session, "subagent").find((r) => r.text.includes("(explore: fg "));
+		const foreground = toolResults(parent.session, "subagent").find((r) => (r.details as { description?: string } | undefined)?.description?.startsWith("fg "));
 		expect(foreground?.text).toContain("\\x9b31m");
 		expect(foreground?.text).not.toMatch(UNSAFE);
-		expect((foreground?.details as { text: string }).text).toBe(`found ${EVIL}`);
+		expect(fullResult(parent, foreground)?.text).toBe(`found ${EVIL}`);
 
 		const refused = toolResults(parent.session, "subagent").find((r) => r.text.includes("Spawn refused"));
 		expect(refused?.text).toContain("bad\\x1b]0;owned\\x07");

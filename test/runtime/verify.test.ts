@@ -63,7 +63,7 @@ describe("verify", () => {
 		expect(details.verify?.repair).toMatchObject({ steered: true, worked: true, first: { exitCode: 4, ok: false, outputTail: "done.txt is missing" } });
 		expect(typeof details.verify?.durationMs).toBe("number");
 		expect(result?.text).toContain("Verify: passed");
-		const stored = loadRun(join(dirname(details.transcript ?? ""), `${details.id}.run.json`));
+		const stored = loadRun(join(dirname(parent?.service().get(details.id)?.transcript ?? ""), `${details.id}.run.json`));
 		expect(stored.ok && stored.run.verify?.ok).toBe(true);
 		// the receipt: what cadre saw, not what the child said
 		const receipt = fullResult(parent, result)?.receipt;
@@ -79,7 +79,7 @@ describe("verify", () => {
 			["cat done.txt", 0],
 		]);
 		expect(receipt?.commands.every((c) => typeof c.durationMs === "number")).toBe(true);
-		expect(result?.text).toContain("Receipt (observed by cadre): files changed (tool-calls-and-git-status): done.txt +1/-0.");
+		expect(result?.text).toContain("Files changed (tool-calls-and-git-status): done.txt +1/-0.");
 		expect(result?.text).toContain("Commands: 2 run, 1 failed; last: `ls missing-file` → exit 2");
 		expect(stored.ok && stored.run.receipt?.files).toEqual([{ path: "done.txt", added: 1, removed: 0 }]);
 		expect(parent.events.find((e) => e.name === "cadre:completed")?.payload.receipt).toMatchObject({ commandCount: 2 });

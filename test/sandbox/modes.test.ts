@@ -59,7 +59,9 @@ describe.skipIf(!sandboxPlatform().available)("an explore child in the sandbox",
 		expect(existsSync(join(cwd, "created.txt"))).toBe(false);
 		expect(existsSync("/tmp/explore-made.txt")).toBe(false);
 		const [result] = toolResults(parent.session, "subagent");
-		expect(result?.text).toContain("Sandbox: sandboxed");
+		// Sandboxed as its mode asked and nothing blocked: the text leaves it to the record (ADR 0193).
+		expect(result?.text).not.toContain("Sandbox:");
+		expect(fullResult(parent, result)?.sandboxed).toBe(true);
 	}, 60_000);
 });
 

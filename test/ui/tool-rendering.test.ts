@@ -153,7 +153,7 @@ describe("notification renderer", () => {
 	});
 });
 
-describe("stored details slimmed to what the rows need (ADR 0188)", () => {
+describe("stored details slimmed to what the rows need (ADR 0188, 0193)", () => {
 	const overrides = {
 		text: "The review found two bugs.\nSecond line of the answer.",
 		trace: {
@@ -165,20 +165,26 @@ describe("stored details slimmed to what the rows need (ADR 0188)", () => {
 	const host = (run: RunRecord | undefined) => ({ get: (id: string) => (run?.id === id ? run : undefined), runOfToolCall: () => undefined, track: () => {} });
 	const context = { toolCallId: "call-1", state: {}, isError: false, invalidate: () => {} };
 
-	it("collapsed, slim details show the same summary line as the whole result (a session written before)", () => {
+	it("collapsed, slim details completed from the record show the same summary line as the whole result (a session written before); without the record, the counts", () => {
 		const whole = result(overrides);
-		expect(text(resultLines(resultDetails(whole), false, 160, ansiStyle))).toBe(text(resultLines(whole, false, 160, ansiStyle)));
+		const collapsed = (run: RunRecord | undefined, details: unknown) =>
+			text((createToolRenderers(host(run)).subagent.renderResult({ content: [{ type: "text", text: "t" }], details }, { expanded: false, isPartial: false }, plainStyle, context) as { render(width: number): readonly string[] }).render(160) as string[]);
+		expect(collapsed(ended(), resultDetails(whole))).toBe(text(resultLines(whole, false, 160, plainStyle)));
+		const without = collapsed(undefined, resultDetails(whole));
+		expect(without).not.toContain("faux/child-model");
+		expect(without).toContain("3 turns · 5 tools");
 	});
 
 	it("expanded, the row reads what the details leave out from the run record; without the record it shows what the details hold", () => {
 		const whole = result(overrides);
 		const slim = resultDetails(whole);
 		const render = (run: RunRecord | undefined, details: unknown) =>
-			text((createToolRenderers(host(run)).subagent.renderResult({ content: [{ type: "text", text: "t" }], details }, { expanded: true, isPartial: false }, plainStyle, context) as { render(width: number): readonly string[] }).render(80) as string[]);
+			text((createToolRenderers(host(run)).subagent.renderResult({ content: [{ type: "text", text: `${whole.id} · completed\n\n${whole.text}` }], details }, { expanded: true, isPartial: false }, plainStyle, context) as { render(width: number): readonly string[] }).render(80) as string[]);
 		const withRun = render(ended(), slim);
 		for (const field of ["requested vs used", "unresolvable", "receipt (observed by cadre)", "src/math.js +2/-1", "Second line"]) expect(withRun, field).toContain(field);
 		const without = render(undefined, slim);
 		expect(without).not.toContain("receipt (observed by cadre)");
+		// Without the record, the answer is the result's text (the details leave it out).
 		expect(without).toContain("Second line");
 		// Details stored whole (an older session) render in full, with or without the record.
 		expect(render(undefined, whole)).toBe(withRun);

@@ -45,6 +45,7 @@ export const resultParameters = Type.Object({
 	agent_id: Type.Union([Type.String(), Type.Array(Type.String())]),
 	wait: Type.Optional(Type.Boolean({ description: "Block until finished (default false)" })),
 	timeout: Type.Optional(Type.Number({ description: "Seconds to wait" })),
+	verbose: Type.Optional(Type.Boolean({ description: "Every field, not only what differs from the defaults" })),
 });
 
 export const steerParameters = Type.Object({
@@ -122,7 +123,7 @@ function toolsShort(entry: Entry<"definition">, capability: string | null, bash:
  */
 export function subagentDescription(loaded: LoadResult | null, only?: readonly string[], sandbox?: SandboxPlatform): string {
 	const lines = [
-		"Delegate a task to a sub-agent in its own session. Foreground returns its result; run_in_background returns an id at once (you are notified when it finishes; or call get_subagent_result). resume: <id> continues a finished run.",
+		"Delegate a task to a sub-agent in its own session. Foreground returns its result; run_in_background returns an id at once (you are notified when it finishes; or call get_subagent_result). resume: <id> continues a finished run. Results omit defaults; get_subagent_result verbose: true shows all.",
 	];
 	if (loaded) {
 		const types = enabledTypes(loaded)

@@ -123,7 +123,7 @@ export function resultToolDefinition(scopeOf: ScopeOf): AnyTool {
 		label: "Sub-agent result",
 		description: RESULT_DESCRIPTION,
 		parameters: resultParameters,
-		async execute(_toolCallId: string, params: { agent_id: string | string[]; wait?: boolean; timeout?: number }, signal: AbortSignal | undefined, _onUpdate: unknown, ctx: ExtensionContext) {
+		async execute(_toolCallId: string, params: { agent_id: string | string[]; wait?: boolean; timeout?: number; verbose?: boolean }, signal: AbortSignal | undefined, _onUpdate: unknown, ctx: ExtensionContext) {
 			const scope = scopeOf(ctx);
 			const { registry } = scope;
 			const ids = Array.isArray(params.agent_id) ? params.agent_id : [params.agent_id];
@@ -137,7 +137,7 @@ export function resultToolDefinition(scopeOf: ScopeOf): AnyTool {
 				if (!finished) return { text: progressText(run), result: runResult(run, scope.maxResultChars()) };
 				finished.fetched = true;
 				const result = runResult(finished, scope.maxResultChars());
-				return { text: formatResult(result), result };
+				return { text: formatResult(result, { verbose: params.verbose === true }), result };
 			};
 			const waits = ids.some((id) => params.wait && visible(scope, id)?.endedAt === null);
 			const all = () => Promise.all(ids.map(answer));

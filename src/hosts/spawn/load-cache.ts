@@ -4,14 +4,15 @@
  * load depends on — the directories from the cwd up to the project (a `.pi` that appears), the
  * scope folders and their kind folders (a file added, removed or renamed), the settings files and
  * every file in a kind folder (an edit in place). Checking the key is one asynchronous `stat` per
- * input, in parallel, off the main thread; a load (synchronous, src/files/load.ts) runs only on a
+ * input, in parallel, off the main thread — none for an input that did not exist in a folder that
+ * did (its creation changes the folder); a load (synchronous, src/files/load.ts) runs only on a
  * miss.
  */
 import { readdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { KIND_DIRS } from "../../files/discovery.ts";
 import type { LoadResult } from "../../files/types.ts";
-import { racySince, statKey as keyOf } from "../../runtime/stat-key.ts";
+import { coveredKey, racySince, statKey as keyOf } from "../../runtime/stat-key.ts";
 
 /** Where a parent's files are loaded from. */
 export interface LoadInputs {
@@ -25,6 +26,8 @@ export interface LoadInputs {
 export interface LoadCache {
 	/** The files for `inputs`: the cached result while no input changed, else a fresh load. */
 	get(inputs: LoadInputs): Promise<LoadResult>;
+	/** The result the cache holds for `inputs`, unchecked (what `get` answers unless an input changed), or null. */
+	peek(inputs: LoadInputs): LoadResult | null;
 	/** Forget the cached result (the next `get` loads). */
 	clear(): void;
 }
@@ -74,9 +77,10 @@ export function createLoadCache(load: (inputs: LoadInputs) => LoadResult): LoadC
 		if (cached?.key && cached.inputs === id && (await keyOf(cached.paths)) === cached.key) return cached.result;
 		const started = racySince();
 		const result = load(inputs);
-		const paths = await inputsOf(inputs, result);
-		// An input that changed around the load may not be in its result: not kept.
-		cached = { inputs: id, paths, key: await keyOf(paths, started), result };
+		// An input that changed around the load may not be in its result: not kept. A missing file or
+		// folder whose parent folder is an input is not stat'ed again: creating it changes the parent.
+		const { key, paths } = await coveredKey(await inputsOf(inputs, result), started);
+		cached = { inputs: id, paths, key, result };
 		return result;
 	};
 	return {
@@ -88,6 +92,9 @@ export function createLoadCache(load: (inputs: LoadInputs) => LoadResult): LoadC
 			});
 			pending = { id, result };
 			return result;
+		},
+		peek(inputs) {
+			return cached?.key && cached.inputs === JSON.stringify(inputs) ? cached.result : null;
 		},
 		clear() {
 			cached = null;

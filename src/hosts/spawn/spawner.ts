@@ -16,6 +16,7 @@ import type { LoadResult } from "../../files/types.ts";
 import type { ParentFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
 import { type ChildExtensionSet, discoverChildExtensions } from "../../runtime/pi/child-extensions.ts";
 import { createChildSession } from "../../runtime/pi/child-session.ts";
+import { childSettings, type Settings } from "../../runtime/pi/child-settings.ts";
 import { contextTrust } from "../../runtime/pi/project-trust.ts";
 import { parentModelRuntime, transcriptDir } from "../../runtime/pi/parent-session.ts";
 import { liveCatalog, withAvailableModels } from "../../runtime/pi/model-catalog.ts";
@@ -23,6 +24,7 @@ import { recordWriter } from "../../runtime/run-store.ts";
 import { resultTool } from "../../runtime/structured-result.ts";
 import { chainRoot, createRunRegistry, type ProgressListener, type RunRecord, type RunRegistry, type RunRegistryOptions } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../isolation/worktree-hooks.ts";
+import { repoFacts } from "../../isolation/git.ts";
 import { withRemoteWorkspaces } from "../../workspaces/remote-isolation.ts";
 import type { RunTelemetry } from "../../telemetry/telemetry.ts";
 import { SPAWN_TOOLS } from "./tool-names.ts";
@@ -204,6 +206,8 @@ interface ChildSessionBase {
 	set: ChildExtensionSet;
 	sessionDir: string;
 	forkFile: string | undefined;
+	/** pi's settings for the child, checked when the spawn started (ADR 0194). */
+	settings: Promise<Settings>;
 	/** The delegation tools of a run whose config allows it (issue 21), run in `cwd`; none otherwise. */
 	delegate(run: RunRecord, cwd: string): ToolDefinition[];
 }
@@ -222,6 +226,7 @@ function childFactory(base: ChildSessionBase): ChildFactory {
 			thinkingLevel: normalizeThinking(child.thinking) ?? "off",
 			cwd: child.cwd,
 			settingsCwd: base.ctx.cwd,
+			settings: base.settings,
 			agentDir: base.agentDir,
 			projectTrusted: base.projectTrusted,
 			systemPrompt: child.systemPrompt,
@@ -265,25 +270,37 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	const skills = (options.promptOptions()?.skills ?? []) as Skill[];
 	// pi's trust for what pi loads (the child's settings); cadre's own files by cadre's rule (ADR 0190).
 	const projectTrusted = ctx.isProjectTrusted();
+	// Started first, so their stats run while the spawn loads and resolves (ADR 0194).
+	const settings = childSettings(ctx.cwd, agentDir, projectTrusted);
+	settings.catch(() => undefined);
+	// The run's use record looks the parent's cwd up (isolation/worktree-users.ts).
+	void repoFacts(ctx.cwd, { early: true }).catch(() => undefined);
 	// Definitions are re-read at every spawn where a file or folder they come from changed.
-	const loadedNow = await state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: parent.projectTrusted });
-	state.lastLoaded = loadedNow;
-	options.onLoaded?.(loadedNow);
+	const inputs = { cwd: ctx.cwd, agentDir, homeDir, projectTrusted: parent.projectTrusted };
+	const checked = state.loads.get(inputs);
+	const guess = state.loads.peek(inputs);
 	const runtime = parentModelRuntime(ctx);
 	const sessionDir = transcriptDir(ctx, agentDir);
 	// A run of the session this one was forked from continues in a copy of its transcript (ADR 0069).
 	const forkFile = source?.transcript && source.parentSession !== ctx.sessionManager.getSessionId() ? source.transcript : undefined;
 	const delegate = (run: RunRecord, cwd: string) =>
 		runDelegationTools({ run, cwd, registry, loaded: () => state.lastLoaded, start: (req, o) => start(state, req, { ...o, spawner: { run, cwd } }) });
-	const createChild = childFactory({ ctx, runtime, agentDir, projectTrusted, skills, set, sessionDir, forkFile, delegate });
+	const createChild = childFactory({ ctx, runtime, agentDir, projectTrusted, skills, set, sessionDir, forkFile, settings, delegate });
 	// pi's availability check may not have landed yet: a provider it does not list is checked first.
 	const spawnerOf = nested ? spawnerFacts(nested.run.type, nested.run.config) : null;
-	// The SSH workspaces it may go to are probed first, once per host in this process (ADR 0191); where
-	// it goes and its sandbox mode do not depend on the models, so the live catalog serves that look.
-	const probed = await withRemoteSandboxFacts({ request, parent, models: liveCatalog(runtime, parent.facts.model), loaded: loadedNow, resumeFrom: stored, createChild, spawner: spawnerOf });
-	const plan = await withAvailableModels(runtime, parent.facts.model, (models) =>
-		planSpawn({ request, parent: probed, models, loaded: loadedNow, resumeFrom: stored, createChild, spawner: spawnerOf }),
-	);
+	const planWith = async (loaded: LoadResult) => {
+		// The SSH workspaces it may go to are probed first, once per host in this process (ADR 0191); where
+		// it goes and its sandbox mode do not depend on the models, so the live catalog serves that look.
+		const probed = await withRemoteSandboxFacts({ request, parent, models: liveCatalog(runtime, parent.facts.model), loaded, resumeFrom: stored, createChild, spawner: spawnerOf });
+		return withAvailableModels(runtime, parent.facts.model, (models) => planSpawn({ request, parent: probed, models, loaded, resumeFrom: stored, createChild, spawner: spawnerOf }));
+	};
+	// Planned with the cached files while their check runs (ADR 0194); again when the check loaded new ones.
+	const [loaded, guessed] = await Promise.allSettled([checked, guess ? planWith(guess) : Promise.reject(new Error("no cached files"))]);
+	if (loaded.status === "rejected") throw loaded.reason;
+	const loadedNow = loaded.value;
+	state.lastLoaded = loadedNow;
+	options.onLoaded?.(loadedNow);
+	const plan = loadedNow === guess ? await (guessed.status === "fulfilled" ? guessed.value : Promise.reject(guessed.reason)) : await planWith(loadedNow);
 	registry.setMaxConcurrent(loadedNow.settings.maxConcurrent.value);
 	const background = startOptions.background ?? (request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground);
 	return registry.spawn(options.telemetry ? options.telemetry.traced(plan) : plan, {

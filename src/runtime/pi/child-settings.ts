@@ -8,7 +8,8 @@
 import { join } from "node:path";
 import { SettingsManager } from "@earendil-works/pi-coding-agent";
 
-type Settings = ReturnType<SettingsManager["getSettings"]>;
+/** pi's settings as the child starts with them. */
+export type Settings = ReturnType<SettingsManager["getSettings"]>;
 import { racySince, statKey } from "../stat-key.ts";
 
 const read = new Map<string, { key: string | null; settings: Settings }>();
@@ -28,13 +29,22 @@ async function current(id: string, cwd: string, agentDir: string, projectTrusted
 	return hit.settings;
 }
 
-/** A child's settings manager: the settings at `cwd` (project) and `agentDir` (user), in memory. */
-export async function childSettingsManager(cwd: string, agentDir: string, projectTrusted: boolean): Promise<SettingsManager> {
+/**
+ * The settings at `cwd` (project) and `agentDir` (user), checked now (children started at once
+ * share the check). A spawn starts it first, so its `stat` runs while the spawn resolves (ADR 0194).
+ */
+export function childSettings(cwd: string, agentDir: string, projectTrusted: boolean): Promise<Settings> {
 	const id = JSON.stringify([cwd, agentDir, projectTrusted]);
 	let settings = checking.get(id);
 	if (!settings) {
 		settings = current(id, cwd, agentDir, projectTrusted).finally(() => checking.delete(id));
 		checking.set(id, settings);
 	}
-	return SettingsManager.inMemory(structuredClone(await settings), { projectTrusted });
+	return settings;
+}
+
+/** A child's settings manager, in memory: from `checked` (a {@link childSettings} its spawn started), else checked now. */
+export async function childSettingsManager(cwd: string, agentDir: string, projectTrusted: boolean, checked?: Promise<Settings>): Promise<SettingsManager> {
+	const settings = await (checked ?? childSettings(cwd, agentDir, projectTrusted));
+	return SettingsManager.inMemory(structuredClone(settings), { projectTrusted });
 }

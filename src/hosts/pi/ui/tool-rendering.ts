@@ -4,7 +4,7 @@
  * description · turns · tools · tokens · elapsed) and the activity; when it is done, a one-line
  * summary (✓/✗, model, capability, persona, turns, tokens, duration), and pi's expand key shows the
  * requested-vs-used rows that differ, warnings, the contract (each output, the repair turn), the
- * isolation report, the transcript and the answer; a contract that was not kept shows collapsed too. The model's text is untouched (`formatResult`); this is only what the person sees.
+ * isolation report, the transcript and the answer; a contract that was not kept shows collapsed too. Both complete the slim stored details from the run's record (ADR 0193). This is only what the person sees; the model reads `formatResult`.
  * Pure line functions first, then the pi renderers over them.
  */
 import type { Component } from "@earendil-works/pi-tui";
@@ -231,6 +231,11 @@ export function createToolRenderers(host: ToolRenderHost) {
 		return run ? viewOfRecord(run) : null;
 	};
 	const hint = (context: RenderContext) => context.keyHint?.("app.tools.expand", "to expand") ?? "";
+	/** Slim details (ADR 0188, 0193) with what the run's record holds; without the record, the answer is the result's text. */
+	const completed = (details: ResultDetails, result: ToolResult): ResultDetails => {
+		const whole = withRecord(details, host.get(details.id));
+		return whole.text === undefined ? { ...whole, text: textOf(result) } : whole;
+	};
 
 	const subagent = {
 		renderCall: (args: SubagentArgs, theme: Style, context: RenderContext) => lines((width) => subagentCallLines(args ?? {}, liveView(context.state.runId), width, theme)),
@@ -255,7 +260,7 @@ export function createToolRenderers(host: ToolRenderHost) {
 				}
 				return lines((width) => startedLines(details, width, theme, liveView(details.id)));
 			}
-			return lines((width) => resultLines(options.expanded ? withRecord(details, host.get(details.id)) : details, options.expanded, width, theme, hint(context)));
+			return lines((width) => resultLines(completed(details, result), options.expanded, width, theme, hint(context)));
 		},
 	};
 
@@ -263,7 +268,7 @@ export function createToolRenderers(host: ToolRenderHost) {
 		renderCall: (args: Parameters<typeof fetchCallLines>[0], theme: Style) => lines((width) => fetchCallLines(args ?? {}, width, theme)),
 		renderResult: (result: ToolResult, options: { expanded: boolean }, theme: Style, context: RenderContext) => {
 			const stored = Array.isArray(result.details) ? result.details.filter(isRunResult) : [];
-			const details = options.expanded ? stored.map((one) => withRecord(one, host.get(one.id))) : stored;
+			const details = stored.length === 1 ? [completed(stored[0] as ResultDetails, result)] : stored.map((one) => withRecord(one, host.get(one.id)));
 			const text = textOf(result);
 			return lines((width) => [
 				...fetchResultLines(details, liveView, options.expanded, width, theme),
