@@ -22,7 +22,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadRun } from "../src/runtime/run-reader.ts";
+import { runResult } from "../src/runtime/result.ts";
+import { loadRun, recordDirs } from "../src/runtime/run-reader.ts";
 import { recordPath } from "../src/runtime/run-store.ts";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -130,11 +131,14 @@ Review like a senior engineer: correctness first, then clarity. Name each findin
 const REAL_PROMPT =
 	"Use the subagent tool twice: first spawn subagent_type explore with persona reviewer in the background (run_in_background: true) to review src/math.js; then spawn general-purpose in the foreground to summarize the project layout. Then call get_subagent_result with wait: true for the background run, and answer in two sentences.";
 
-/** A run's tools from its record (records are written next to the transcripts, ADR 0068). */
-function recordedTools(run: RunInfo): string[] {
-	if (!run.id || !run.transcript) return [];
-	const loaded = loadRun(recordPath(dirname(run.transcript), run.id));
-	return loaded.ok ? loaded.run.config.tools : [];
+/** What the stored details leave out (ADRs 0188, 0193), from the run's record in the agent dir. */
+function fromRecord(agentDir: string, run: RunInfo): RunInfo {
+	if (!run.id) return run;
+	for (const dir of recordDirs(agentDir)) {
+		const loaded = loadRun(recordPath(dir, run.id));
+		if (loaded.ok) return { ...run, ...runResult(loaded.run, 100_000) } as RunInfo;
+	}
+	return run;
 }
 
 interface RunInfo {
@@ -144,7 +148,7 @@ interface RunInfo {
 	model: string | null;
 	capabilityMode: string | null;
 	persona: string | null;
-	/** Not in the stored details (ADR 0188): read from the run's record, next to its transcript. */
+	/** Not in the stored details (ADR 0188): read from the run's record. */
 	tools?: string[];
 	transcript: string | null;
 	/** The child's final answer. */
@@ -206,7 +210,7 @@ function main(): number {
 			if (text) finalText = text;
 		}
 	}
-	const list = [...runs.values()].map((run) => ({ ...run, tools: run.tools ?? recordedTools(run) }));
+	const list = [...runs.values()].map((run) => fromRecord(agentDir, run)).map((run) => ({ ...run, tools: run.tools ?? [] }));
 	process.stdout.write(`cadre demo (${real ? "your configured model" : "offline, scripted faux model"}) in ${project}\n`);
 	for (const run of list) {
 		process.stdout.write(

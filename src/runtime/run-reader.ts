@@ -274,3 +274,23 @@ export function listRuns(dir: string, options: ListRunsOptions = {}): { runs: Ru
 	runs.sort((a, b) => a.createdAt - b.createdAt);
 	return { runs, diagnostics };
 }
+
+/**
+ * Where an agent dir holds run records: `cadre run`'s (`<agentDir>/cadre/transcripts`) and each pi
+ * session's children's under pi's default sessions folder (`<agentDir>/sessions/<project>/cadre/<session id>/`,
+ * ADR 0045). A sessions folder moved by pi's `sessionDir` setting is not among them.
+ */
+export function recordDirs(agentDir: string): string[] {
+	const sessions = join(agentDir, "sessions");
+	const dirs = [join(agentDir, "cadre", "transcripts")];
+	for (const project of subdirs(sessions)) for (const session of subdirs(join(sessions, project, "cadre"))) dirs.push(join(sessions, project, "cadre", session));
+	return dirs;
+}
+
+function subdirs(dir: string): string[] {
+	try {
+		return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+	} catch {
+		return [];
+	}
+}

@@ -79,7 +79,8 @@ async function syncOnce(connection: SshConnection, root: string, localRepo: stri
 	const temp = mkdtempSync(join(tmpdir(), "cadre-bundle-"));
 	try {
 		const bundle = join(temp, "sync.bundle");
-		const ref = `refs/cadre-sync/${commit}`;
+		// one ref per sync: two workspaces synced from this repository at once must not delete each other's
+		const ref = `refs/cadre-sync/${commit}-${process.pid}-${randomBytes(4).toString("hex")}`;
 		await gitOrThrow(["update-ref", ref, commit], { cwd: localRepo });
 		try {
 			await gitOrThrow(["bundle", "create", "-q", bundle, ref, ...exclude], { cwd: localRepo });

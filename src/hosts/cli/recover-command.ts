@@ -4,18 +4,15 @@
  * a kept remote worktree: connect (the host key checked), commit what the worktree holds, and fetch
  * it as the local branch `cadre/<id>`. Reads run records and user settings; never pi's SDK.
  */
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import { safeLine } from "../../core/terminal-text.ts";
 import { agentDirFrom } from "../../files/discovery.ts";
 import { gitOrThrow } from "../../isolation/git.ts";
-import { listRuns } from "../../runtime/run-reader.ts";
+import { listRuns, recordDirs } from "../../runtime/run-reader.ts";
 import { clonePath } from "../../workspaces/remote-worktree.ts";
 import { recoverRemoteRun } from "../../workspaces/remote-child.ts";
 import { type CliIo, EXIT_OK } from "./io.ts";
 import { cliHome, loadForCli } from "./list-command.ts";
 import type { CommonOptions } from "./options.ts";
-import { cliRecordsDir } from "./runs-command.ts";
 
 interface KeptRemote {
 	workspace: string;
@@ -30,28 +27,9 @@ function keptRemote(isolation: Record<string, unknown> | null): KeptRemote | nul
 	return typeof workspace === "string" && typeof remoteWorktree === "string" && typeof branch === "string" && typeof base === "string" ? { workspace, remoteWorktree, branch, base } : null;
 }
 
-/**
- * Where run records are: `cadre run`'s, and each pi session's children's under pi's default
- * sessions folder (`<agentDir>/sessions/<project>/cadre/<session id>/`, ADR 0045). A session
- * folder moved by pi's `sessionDir` setting is not looked in.
- */
-export function recordDirs(io: CliIo): string[] {
-	const sessions = join(agentDirFrom(io.env, cliHome(io)), "sessions");
-	const dirs = [cliRecordsDir(io)];
-	for (const project of listDir(sessions)) for (const session of listDir(join(sessions, project, "cadre"))) dirs.push(join(sessions, project, "cadre", session));
-	return dirs;
-}
-
-function listDir(dir: string): string[] {
-	try {
-		return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
-	} catch {
-		return [];
-	}
-}
-
 export async function runRecover(opts: CommonOptions, io: CliIo): Promise<number> {
-	const runs = recordDirs(io).flatMap((dir) => listRuns(dir).runs);
+	// `cadre run`'s records and a pi session's children's
+	const runs = recordDirs(agentDirFrom(io.env, cliHome(io))).flatMap((dir) => listRuns(dir).runs);
 	const loaded = loadForCli(opts, io);
 	const kept = runs.flatMap((run) => {
 		const remote = keptRemote(run.isolation as Record<string, unknown> | null);
