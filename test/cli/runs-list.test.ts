@@ -28,6 +28,22 @@ describe("cadre runs list", () => {
 		expect(json.json.runs.map((r) => `${r.id} ${r.state}`)).toEqual(["worker-bbb222 failed", "explore-aaa111 completed"]);
 	});
 
+	it("shows a tree of runs under the run that started it, indented (issue 21)", () => {
+		const root = cliTree("cadre-runs-", testModels());
+		const env = { PI_CODING_AGENT_DIR: join(root, "agent"), HOME: join(root, "home") };
+		const dir = join(root, "agent", "cadre", "transcripts");
+		const now = Date.now();
+		const save = (id: string, minutes: number, parentId: string | null, depth: number) =>
+			expect(saveRunNow(dir, record({ id, type: id.split("-")[0] as string, description: id, createdAt: now - minutes * 60_000, parentId, rootId: parentId ? "lead-aaa111" : id, depth }))).toBeNull();
+		save("lead-aaa111", 10, null, 1);
+		save("explore-bbb222", 9, "lead-aaa111", 2);
+		save("worker-ccc333", 8, "explore-bbb222", 3);
+		save("explore-ddd444", 7, "lead-aaa111", 2);
+		save("plan-eee555", 1, null, 1);
+		const lines = runCli(["runs", "list"], { env }).stdout.trimEnd().split("\n");
+		expect(lines.slice(1, 6).map((line) => /^ *\S+/.exec(line)?.[0])).toEqual(["plan-eee555", "lead-aaa111", "  explore-bbb222", "    worker-ccc333", "  explore-ddd444"]);
+	});
+
 	it("says where it looked when there are none", () => {
 		const root = cliTree("cadre-runs-", testModels());
 		const run = runCli(["runs", "list"], { env: { PI_CODING_AGENT_DIR: join(root, "agent"), HOME: join(root, "home") } });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { childListLines, listedRuns } from "../../src/hosts/pi/ui/child-list.ts";
-import { collapsedCounts, inTreeOrder, treeIndent } from "../../src/hosts/pi/ui/run-tree.ts";
+import { collapsedCounts, inTreeOrder, treeIndent } from "../../src/runtime/run-tree.ts";
 import { viewOfRecord } from "../../src/hosts/pi/ui/run-view.ts";
 import { runsViewLines } from "../../src/hosts/pi/ui/runs-view.ts";
 import { plainStyle } from "../../src/hosts/pi/ui/text.ts";

@@ -15,7 +15,7 @@ import { runMergeQueue } from "../../isolation/merge-queue.ts";
 import { renderApply, renderClean, renderListing, renderQueue } from "../../isolation/worktree-report.ts";
 import { spawnReader } from "../../resolve/spawn-reader.ts";
 import type { ParentSnapshot } from "../spawn/plan.ts";
-import { inTreeOrder, treeIndent } from "./ui/run-tree.ts";
+import { inTreeOrder, treeIndent } from "../../runtime/run-tree.ts";
 
 /** What `explain` needs, built lazily by the extension. */
 export interface ExplainInputs {

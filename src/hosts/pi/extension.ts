@@ -16,7 +16,7 @@ import { mergeQueueReport } from "./commands.ts";
 import { createExtensionHost, explainInputs, type ExtensionHost, registerSpawnTool, safeLoad } from "./session-state.ts";
 import { subagentDescription } from "./tools.ts";
 import { type CadreUi, registerCadreUi } from "./ui/index.ts";
-import { inTreeOrder } from "./ui/run-tree.ts";
+import { inTreeOrder } from "../../runtime/run-tree.ts";
 
 export { type CadreService, SERVICE_READY, SERVICE_REQUEST } from "./service.ts";
 

@@ -13,7 +13,7 @@ import { legendText } from "./legend.ts";
 import type { LiveFeed } from "./live-feed.ts";
 import { LinesComponent } from "./lines-component.ts";
 import { formatDuration, isEnded, type RunView, viewOfRecord } from "./run-view.ts";
-import { inTreeOrder, treeIndent } from "./run-tree.ts";
+import { inTreeOrder, treeIndent } from "../../../runtime/run-tree.ts";
 import { liveIcon } from "./spinner.ts";
 import { fit, type Style } from "./text.ts";
 

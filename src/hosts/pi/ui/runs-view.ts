@@ -15,7 +15,7 @@ import { formatDuration, formatTokens, isEnded, type RunView, stateIcon, viewOfR
 import { type LegendItem, legendText } from "./legend.ts";
 import { runExplainLines } from "./run-explain.ts";
 import { keepInView, moved, positionText, scrollMove } from "./scroll.ts";
-import { treeIndent } from "./run-tree.ts";
+import { treeIndent } from "../../../runtime/run-tree.ts";
 import { PAGE_LEGEND, TextPage } from "./text-page.ts";
 import { fit, fitAll, pad, type Style, widthOf, wrapped } from "./text.ts";
 

@@ -10,7 +10,7 @@
 import type { Component, TUI } from "@earendil-works/pi-tui";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import type { LiveFeed } from "./live-feed.ts";
-import { collapsedCounts, inTreeOrder } from "./run-tree.ts";
+import { collapsedCounts, inTreeOrder } from "../../../runtime/run-tree.ts";
 import { LinesComponent } from "./lines-component.ts";
 import { isEnded, type RunView, statsParts, viewOfRecord } from "./run-view.ts";
 import { liveIcon, SPINNER_MS } from "./spinner.ts";

@@ -1,9 +1,9 @@
 /**
- * The tree of runs as the TUI draws it (issue 21): each run followed by the runs it spawned,
+ * The tree of runs as the TUI and `cadre runs list` draw it (issue 21): each run followed by the runs it spawned,
  * indented one step per level under its parent, and a parent's collapsed counts of what runs
  * below it. Pure functions over records.
  */
-import type { RunRecord } from "../../../runtime/runs.ts";
+import type { RunRecord } from "./runs.ts";
 
 /**
  * `runs` with each run followed by its descendants (children in creation order); runs whose
