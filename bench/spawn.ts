@@ -106,6 +106,22 @@ async function spawnOverhead(count: number, extensions: boolean): Promise<number
 	return samples.slice(5);
 }
 
+/** The floor's child: a bare createAgentSession session with a prebuilt loader and in-memory settings. */
+async function bareChild(o: { cwd: string; agentDir: string; runtime: Awaited<ReturnType<typeof ModelRuntime.create>>; model: ReturnType<ReturnType<typeof fauxProvider>["getModel"]>; loader: ReturnType<typeof bareLoader> }) {
+	const { session } = await createAgentSession({
+		cwd: o.cwd,
+		agentDir: o.agentDir,
+		modelRuntime: o.runtime,
+		model: o.model,
+		thinkingLevel: "off",
+		resourceLoader: o.loader,
+		tools: ["read", "grep", "find", "ls"],
+		sessionManager: SessionManager.create(o.cwd, join(o.agentDir, "floor-sessions")),
+		settingsManager: SettingsManager.inMemory({}),
+	});
+	return session;
+}
+
 /** The floor: a bare createAgentSession child with a prebuilt loader, to its first request. */
 async function floor(count: number): Promise<number[]> {
 	const agentDir = process.env.PI_CODING_AGENT_DIR ?? root;
@@ -126,17 +142,7 @@ async function floor(count: number): Promise<number[]> {
 	for (let i = 0; i < count + 5; i++) {
 		if (i === 5) fsCalls.reset();
 		started = now();
-		const { session } = await createAgentSession({
-			cwd,
-			agentDir,
-			modelRuntime: runtime,
-			model: faux.getModel(),
-			thinkingLevel: "off",
-			resourceLoader: loader,
-			tools: ["read", "grep", "find", "ls"],
-			sessionManager: SessionManager.create(cwd, join(agentDir, "floor-sessions")),
-			settingsManager: SettingsManager.inMemory({}),
-		});
+		const session = await bareChild({ cwd, agentDir, runtime, model: faux.getModel(), loader });
 		await session.prompt("go");
 		// What a bare extension's tool would store for this child: its answer, no details.
 		const answer = session.getLastAssistantText() ?? "";
@@ -189,17 +195,7 @@ async function floorExtension(count: number): Promise<number[]> {
 			description: "Delegate a task to a sub-agent.",
 			parameters: Type.Object({ prompt: Type.String() }),
 			async execute(_id: string, params: { prompt: string }) {
-				const { session } = await createAgentSession({
-					cwd,
-					agentDir,
-					modelRuntime: runtime,
-					model: faux.getModel(),
-					thinkingLevel: "off",
-					resourceLoader: loader,
-					tools: ["read", "grep", "find", "ls"],
-					sessionManager: SessionManager.create(cwd, join(agentDir, "floor-sessions")),
-					settingsManager: SettingsManager.inMemory({}),
-				});
+				const session = await bareChild({ cwd, agentDir, runtime, model: faux.getModel(), loader });
 				await session.prompt(params.prompt);
 				const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 				for (const m of session.messages) {
