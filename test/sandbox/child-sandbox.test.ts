@@ -4,26 +4,13 @@
  * library, so its spawn does none of the library's path walking; a child with bash holds one wrap
  * until it is disposed.
  */
-import { mkdtempSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultSandboxSettings } from "../../src/files/sandbox-settings.ts";
 import { prepareChildSandbox } from "../../src/sandbox/child-sandbox.ts";
 import { heldWraps, startupMs } from "../../src/sandbox/manager.ts";
 import { sandboxPlatform } from "../../src/sandbox/platform.ts";
+import { childSandboxOptions } from "./child-options.ts";
 
-function options(tools: string[], capabilityMode: "read-only" | null) {
-	const dir = mkdtempSync(join(process.env.TMPDIR as string, "sandbox-child-"));
-	return {
-		config: { sandbox: "auto" as const, sandboxed: true, capabilityMode, tools },
-		cwd: dir,
-		writeRoot: dir,
-		homeDir: process.env.HOME as string,
-		agentDir: process.env.PI_CODING_AGENT_DIR as string,
-		baseDir: dir,
-		settings: defaultSandboxSettings(),
-	};
-}
+const options = (tools: string[], capabilityMode: "read-only" | null) => childSandboxOptions(tools, capabilityMode);
 
 describe("a child's sandbox", () => {
 	it("computes no wrap and starts no library for a child without bash", async () => {

@@ -5,13 +5,13 @@
  * started, parallel calls kept apart, no credential variable, a server a command killed replaced
  * at the next call, and nothing left running once the child's sandbox is disposed.
  */
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultSandboxSettings } from "../../src/files/sandbox-settings.ts";
 import { type ChildSandbox, prepareChildSandbox } from "../../src/sandbox/child-sandbox.ts";
 import { sandboxPlatform } from "../../src/sandbox/platform.ts";
+import { childSandboxOptions } from "./child-options.ts";
 
 const opened: ChildSandbox[] = [];
 afterEach(() => {
@@ -19,16 +19,9 @@ afterEach(() => {
 });
 
 async function child(): Promise<{ dir: string; sandbox: ChildSandbox; bash: ToolDefinition }> {
-	const dir = mkdtempSync(join(process.env.TMPDIR as string, "sandbox-shell-"));
-	const sandbox = await prepareChildSandbox({
-		config: { sandbox: "auto", sandboxed: true, capabilityMode: null, tools: ["bash"] },
-		cwd: dir,
-		writeRoot: dir,
-		homeDir: process.env.HOME as string,
-		agentDir: process.env.PI_CODING_AGENT_DIR as string,
-		baseDir: dir,
-		settings: defaultSandboxSettings(),
-	});
+	const options = childSandboxOptions(["bash"], null, "sandbox-shell-");
+	const dir = options.cwd;
+	const sandbox = await prepareChildSandbox(options);
 	opened.push(sandbox);
 	const bash = sandbox.tools.find((tool) => tool.name === "bash");
 	if (!bash) throw new Error("no bash");
