@@ -41,7 +41,8 @@ export interface ShellOutcome {
 /** Something that runs a shell command the way {@link runShell} does (a child's SSH workspace runs it there). */
 export type ShellRunner = (command: string, options: ShellOptions) => Promise<ShellOutcome>;
 
-const DEFAULT_OUTPUT_LIMIT = 8 * 1024;
+/** How much output {@link runShell} keeps unless told (the end of it). */
+export const DEFAULT_OUTPUT_LIMIT = 8 * 1024;
 
 /** Runs `command` through `/bin/sh -c`; never rejects. */
 export async function runShell(command: string, options: ShellOptions): Promise<ShellOutcome> {

@@ -12,7 +12,7 @@ import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { Diagnostic } from "../core/diagnostics.ts";
 import type { SandboxSettings, WorkspaceSpec } from "../files/types.ts";
 import { remoteTools } from "../runtime/pi/remote-tools.ts";
-import type { ShellOutcome, ShellRunner } from "../runtime/shell-command.ts";
+import { DEFAULT_OUTPUT_LIMIT, type ShellOutcome, type ShellRunner } from "../runtime/shell-command.ts";
 import { type RemoteOps, remoteOps } from "./remote-fs.ts";
 import { prepareRemoteSandbox, probeRemoteSandbox, type RemoteSandbox, requireSandbox } from "./remote-sandbox.ts";
 import {
@@ -76,7 +76,7 @@ export interface RemoteChild {
 export function remoteShellRunner(ops: RemoteOps): ShellRunner {
 	return async (command, options) => {
 		const started = performance.now();
-		const limit = options.outputLimit ?? 8 * 1024;
+		const limit = options.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
 		let output = "";
 		const exports = Object.entries(options.env ?? {}).map(([name, value]) => `export ${name}=${shq(value)}\n`).join("");
 		const end = (exitCode: number | null, timedOut: boolean, startError: string | null): ShellOutcome => ({ exitCode, signal: null, timedOut, startError, durationMs: performance.now() - started, output: output.trimEnd() });
