@@ -10,6 +10,7 @@ import { agentDirFrom } from "../../files/discovery.ts";
 import { listRuns } from "../../runtime/run-reader.ts";
 import { type CliIo, EXIT_OK } from "./io.ts";
 import { inTreeOrder, treeIndent } from "../../runtime/run-tree.ts";
+import type { RunRecord } from "../../runtime/runs.ts";
 import { alignColumns, cliHome } from "./list-command.ts";
 import type { CommonOptions } from "./options.ts";
 import { counted } from "./plural.ts";
@@ -28,12 +29,6 @@ export function cliRecordsDir(io: CliIo): string {
 	return join(agentDirFrom(io.env, cliHome(io)), "cadre", "transcripts");
 }
 
-/** Where the tree after `top` begins in `trees` (tree order), or its end. */
-function nextRootIndex<T>(trees: readonly T[], roots: readonly T[], top: T): number {
-	const next = roots[roots.indexOf(top) + 1];
-	return next === undefined ? trees.length : trees.indexOf(next);
-}
-
 export async function runRunsList(opts: CommonOptions, io: CliIo, now: number = Date.now()): Promise<number> {
 	const dir = cliRecordsDir(io);
 	const { runs, diagnostics } = listRuns(dir);
@@ -49,10 +44,14 @@ export async function runRunsList(opts: CommonOptions, io: CliIo, now: number = 
 		return EXIT_OK;
 	}
 	// newest tree first; under each run, the runs it started, indented (issue 21)
-	const trees = inTreeOrder(runs);
 	const ids = new Set(runs.map((r) => r.id));
-	const roots = trees.filter((r, i) => i === 0 || !r.parentId || !ids.has(r.parentId) || r.parentId === r.id);
-	const ordered = [...roots].reverse().flatMap((top) => trees.slice(trees.indexOf(top), nextRootIndex(trees, roots, top)));
+	const trees: RunRecord[][] = [];
+	for (const r of inTreeOrder(runs)) {
+		const top = !r.parentId || r.parentId === r.id || !ids.has(r.parentId);
+		if (top || trees.length === 0) trees.push([r]);
+		else trees[trees.length - 1]?.push(r);
+	}
+	const ordered = trees.reverse().flat();
 	const rows = [["ID", "TYPE", "STATE", "AGE", "DESCRIPTION"], ...ordered.map((r) => [`${treeIndent(r.depth)}${r.id}`, safeLine(r.type), r.state, age(r.createdAt, now), safeLine(r.description)])];
 	for (const line of alignColumns(rows)) io.out(`${line}\n`);
 	io.out(`${counted(newest.length, "run")} in ${safeLine(dir)}; continue one with: cadre run --resume ID "task"\n`);
