@@ -19,7 +19,8 @@ import type { InputCheck, SpawnReader, TraceEntry } from "./types.ts";
 /** Where the child works and what else a path input may name: the child's cwd and the project, by real path. */
 interface InputRoots {
 	cwd: string;
-	realRoots: string[];
+	/** Looked up on the first path input (a spawn without one touches no file). */
+	realRoots(): string[];
 }
 
 type Checked = { ok: true; text: string } | { ok: false; why: string };
@@ -28,7 +29,7 @@ function checkPath(value: string, kind: "file" | "directory", roots: InputRoots,
 	const target = resolvePath(roots.cwd, value);
 	const found = reader.locate(target);
 	if (found === null) return { ok: false, why: `does not exist (resolved to ${target})` };
-	if (!roots.realRoots.some((root) => isInside(found.realPath, root))) {
+	if (!roots.realRoots().some((root) => isInside(found.realPath, root))) {
 		return { ok: false, why: `resolves to ${found.realPath}, outside the child's working directory and the project` };
 	}
 	if (found.kind !== kind) return { ok: false, why: `is ${found.kind === "other" ? "neither a file nor a directory" : `a ${found.kind}`}, not a ${kind}` };
@@ -141,7 +142,8 @@ export function resolveInputs(ctx: ResolutionContext, persona: Entry<"persona"> 
 	const { reader } = ctx.input;
 	const projectDir = ctx.input.loaded.projectDir;
 	const realOf = (path: string) => reader.locate(path)?.realPath ?? path;
-	const roots: InputRoots = { cwd: childCwd, realRoots: [realOf(childCwd), ...(projectDir ? [realOf(projectDir)] : [])] };
+	let realRoots: string[] | null = null;
+	const roots: InputRoots = { cwd: childCwd, realRoots: () => (realRoots ??= [realOf(childCwd), ...(projectDir ? [realOf(projectDir)] : [])]) };
 	const byName = new Map(Object.keys(values).map((name) => [name.toLowerCase(), name]));
 	const checks = specs.map((spec) => declared(spec, values[byName.get(spec.name.toLowerCase()) ?? spec.name], roots, reader));
 	const names = specs.map((spec) => spec.name);
