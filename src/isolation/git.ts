@@ -8,10 +8,10 @@
  */
 import { type ChildProcess, execFile, execFileSync } from "node:child_process";
 import { realpathSync, statSync } from "node:fs";
-import { stat } from "node:fs/promises";
 import { setPriority } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { readFileUnder } from "../files/read-confined.ts";
+import { statOf } from "../runtime/stat-key.ts";
 
 /** What one git invocation produced. */
 export interface GitResult {
@@ -176,7 +176,7 @@ function gitMarkers(dir: string): string[] {
 
 /** Whether none of `paths` exists (an error other than "not there" counts as existing). */
 async function noneExist(paths: readonly string[]): Promise<boolean> {
-	const found = await Promise.all(paths.map((path) => stat(path).then(() => true, (error: NodeJS.ErrnoException) => error.code !== "ENOENT" && error.code !== "ENOTDIR")));
+	const found = await Promise.all(paths.map((path) => statOf(path).then((s) => s !== "ENOENT" && s !== "ENOTDIR")));
 	return !found.includes(true);
 }
 

@@ -2,8 +2,17 @@
  * A key over files' and directories' stat (inode, size, mtime, ctime), for caches that must see an
  * edit in place (issue 28): one asynchronous `stat` per path, in parallel, off the main thread.
  */
-import { stat } from "node:fs/promises";
+import { type BigIntStats, stat } from "node:fs";
 import { dirname } from "node:path";
+
+/**
+ * A path's stat, or the error code when there is none. Through the callback API, which answers in
+ * about half the time of `fs/promises` (no promise per request inside Node, no stack captured for a
+ * missing path): a spawn waits on a dozen of these (issue 28).
+ */
+export function statOf(path: string): Promise<BigIntStats | string> {
+	return new Promise((settle) => stat(path, { bigint: true }, (error, stats) => settle(error ? (error.code ?? "EIO") : stats)));
+}
 
 /**
  * A change this close (ns) before a load may share its timestamp with a later edit (the file
@@ -14,12 +23,9 @@ export const RACY_NS = 100_000_000n;
 
 /** One path's stat as a string ("-" when it does not exist), and its last change (ns). */
 async function signature(path: string): Promise<{ text: string; changed: bigint }> {
-	try {
-		const s = await stat(path, { bigint: true });
-		return { text: `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, changed: s.ctimeNs > s.mtimeNs ? s.ctimeNs : s.mtimeNs };
-	} catch {
-		return { text: "-", changed: 0n };
-	}
+	const s = await statOf(path);
+	if (typeof s === "string") return { text: "-", changed: 0n };
+	return { text: `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, changed: s.ctimeNs > s.mtimeNs ? s.ctimeNs : s.mtimeNs };
 }
 
 /** When a load that starts now must not be kept if an input changed after it (ns since the epoch). */
