@@ -28,6 +28,7 @@ import { failOnLostLink } from "../../workspaces/lost-link.ts";
 import { remoteRunOf } from "../../workspaces/remote-isolation.ts";
 import { knownRemoteSandbox, probeWorkspaces } from "../../workspaces/remote-sandbox.ts";
 import { remoteNames } from "../../resolve/workspace.ts";
+import type { ResolutionCache } from "./resolution-cache.ts";
 
 /** What the parent session had when the child is spawned (plain data, recorded per spawn). */
 export interface ParentSnapshot {
@@ -129,12 +130,14 @@ export interface PlanSpawnOptions {
 	loaded?: LoadResult;
 	/** A nested spawn (issue 21): the spawning run's facts (`spawnerFacts`); absent: the root session spawns. */
 	spawner?: SpawnerFacts | null;
+	/** The parent's kept resolutions (resolution-cache.ts, issue 28); absent: resolved every time. */
+	resolutions?: ResolutionCache;
 }
 
 /** The resolution of a request as {@link planSpawn} makes it (pure). */
 function resolveRequest(options: PlanSpawnOptions, loaded: LoadResult): ResolveResult {
 	const { request, parent } = options;
-	return resolve({
+	return (options.resolutions?.resolve ?? resolve)({
 		request,
 		type: typeof request.subagent_type === "string" ? request.subagent_type : null,
 		loaded,
