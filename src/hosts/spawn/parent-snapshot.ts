@@ -29,6 +29,8 @@ export interface SnapshotSource {
 	repoRootOf(cwd: string): string | null;
 	/** Adjusts the parent's facts (the CLI's flags). */
 	facts?(facts: ParentFacts): ParentFacts;
+	/** cadre's trust of the project, when the caller decided it already (a spawn checks its files with it first); else decided here. */
+	projectTrusted?: boolean;
 }
 
 /** The user and assistant text of the parent's current branch, last `maxChars` (inherit_context). */
@@ -93,7 +95,7 @@ export function parentSnapshot(source: SnapshotSource, set: ChildExtensionSet): 
 		agentDir: source.agentDir,
 		homeDir: source.homeDir,
 		// cadre's files: pi's trust as cadre takes it (ADR 0190).
-		projectTrusted: contextTrust(ctx, source.agentDir, source.homeDir),
+		projectTrusted: source.projectTrusted ?? contextTrust(ctx, source.agentDir, source.homeDir),
 		facts: source.facts ? source.facts(facts) : facts,
 		prompt,
 		toolSnippets: { ...guidance.snippets },

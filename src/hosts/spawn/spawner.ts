@@ -34,6 +34,7 @@ import { spawnerFacts } from "../../resolve/delegation.ts";
 import { type ChildFactory, loadFor, type ParentSnapshot, planSpawn, withRemoteSandboxFacts } from "./plan.ts";
 import { parentSnapshot } from "./parent-snapshot.ts";
 import { createLoadCache, type LoadCache } from "./load-cache.ts";
+import { createResolutionCache, type ResolutionCache } from "./resolution-cache.ts";
 
 /** Options for {@link createSpawner}. */
 export interface SpawnerOptions {
@@ -113,6 +114,8 @@ interface SpawnerState {
 	repoRoots: Map<string, string | null>;
 	/** The files, loaded again only when one of their inputs changed (issue 28). */
 	loads: LoadCache;
+	/** Resolutions kept while nothing they read changed (issue 28). */
+	resolutions: ResolutionCache;
 }
 
 /** The files for the parent's cwd, or null when they cannot be loaded. */
@@ -184,8 +187,8 @@ function childExtensions(state: SpawnerState): Promise<ChildExtensionSet> {
 	return state.childExtensionSet;
 }
 
-/** What the parent has now, with the given child extension set. */
-function snapshot(state: SpawnerState, set: ChildExtensionSet): ParentSnapshot {
+/** What the parent has now, with the given child extension set (and cadre's trust of its project, when decided already). */
+function snapshot(state: SpawnerState, set: ChildExtensionSet, projectTrusted?: boolean): ParentSnapshot {
 	const { options } = state;
 	/** The git root of a cwd, found once per cwd by walking the file system (no git subprocess). */
 	const repoRootOf = (cwd: string) => {
@@ -193,7 +196,7 @@ function snapshot(state: SpawnerState, set: ChildExtensionSet): ParentSnapshot {
 		return state.repoRoots.get(cwd) ?? null;
 	};
 	const facts = options.facts ? (found: ParentFacts) => options.facts?.(found) ?? found : undefined;
-	return parentSnapshot({ pi: options.pi, ctx: options.ctx(), promptOptions: options.promptOptions(), agentDir: options.agentDir, homeDir: options.homeDir, repoRootOf, facts }, set);
+	return parentSnapshot({ pi: options.pi, ctx: options.ctx(), promptOptions: options.promptOptions(), agentDir: options.agentDir, homeDir: options.homeDir, repoRootOf, facts, projectTrusted }, set);
 }
 
 /** What a child session of this parent is made from, beside what the plan decides. */
@@ -261,24 +264,27 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	const { options, registry } = state;
 	const { agentDir, homeDir } = options;
 	const ctx = options.ctx();
-	const set = await childExtensions(state);
-	const nested = startOptions.spawner;
-	// A nested spawn's parent is the spawning run's session: its cwd, model, thinking and tools.
-	const parent = nested ? nestedSnapshot(snapshot(state, set), nested.run, nested.cwd, (id) => registry.conversation(id)) : snapshot(state, set);
-	const source = resumeSource(state, resumeId);
-	const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
-	const skills = (options.promptOptions()?.skills ?? []) as Skill[];
 	// pi's trust for what pi loads (the child's settings); cadre's own files by cadre's rule (ADR 0190).
 	const projectTrusted = ctx.isProjectTrusted();
-	// Started first, so their stats run while the spawn loads and resolves (ADR 0194).
+	const filesTrusted = contextTrust(ctx, agentDir, homeDir);
+	// The checks go out first, so their stats run while the spawn snapshots and plans (ADR 0194):
+	// definitions are re-read where a file or folder they come from changed; pi's settings likewise.
+	const inputs = { cwd: ctx.cwd, agentDir, homeDir, projectTrusted: filesTrusted };
+	const checked = state.loads.get(inputs);
+	checked.catch(() => undefined);
+	const guess = state.loads.peek(inputs);
 	const settings = childSettings(ctx.cwd, agentDir, projectTrusted);
 	settings.catch(() => undefined);
 	// The run's use record looks the parent's cwd up (isolation/worktree-users.ts).
 	void repoFacts(ctx.cwd, { early: true }).catch(() => undefined);
-	// Definitions are re-read at every spawn where a file or folder they come from changed.
-	const inputs = { cwd: ctx.cwd, agentDir, homeDir, projectTrusted: parent.projectTrusted };
-	const checked = state.loads.get(inputs);
-	const guess = state.loads.peek(inputs);
+	const set = await childExtensions(state);
+	const nested = startOptions.spawner;
+	// A nested spawn's parent is the spawning run's session: its cwd, model, thinking and tools.
+	const root = snapshot(state, set, filesTrusted);
+	const parent = nested ? nestedSnapshot(root, nested.run, nested.cwd, (id) => registry.conversation(id)) : root;
+	const source = resumeSource(state, resumeId);
+	const stored: StoredRun | null = source ? { id: source.id, state: source.state, config: source.config } : null;
+	const skills = (options.promptOptions()?.skills ?? []) as Skill[];
 	const runtime = parentModelRuntime(ctx);
 	const sessionDir = transcriptDir(ctx, agentDir);
 	// A run of the session this one was forked from continues in a copy of its transcript (ADR 0069).
@@ -288,11 +294,12 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	const createChild = childFactory({ ctx, runtime, agentDir, projectTrusted, skills, set, sessionDir, forkFile, settings, delegate });
 	// pi's availability check may not have landed yet: a provider it does not list is checked first.
 	const spawnerOf = nested ? spawnerFacts(nested.run.type, nested.run.config) : null;
+	const { resolutions } = state;
 	const planWith = async (loaded: LoadResult) => {
 		// The SSH workspaces it may go to are probed first, once per host in this process (ADR 0191); where
 		// it goes and its sandbox mode do not depend on the models, so the live catalog serves that look.
-		const probed = await withRemoteSandboxFacts({ request, parent, models: liveCatalog(runtime, parent.facts.model), loaded, resumeFrom: stored, createChild, spawner: spawnerOf });
-		return withAvailableModels(runtime, parent.facts.model, (models) => planSpawn({ request, parent: probed, models, loaded, resumeFrom: stored, createChild, spawner: spawnerOf }));
+		const probed = await withRemoteSandboxFacts({ request, parent, models: liveCatalog(runtime, parent.facts.model), loaded, resumeFrom: stored, createChild, spawner: spawnerOf, resolutions });
+		return withAvailableModels(runtime, parent.facts.model, (models) => planSpawn({ request, parent: probed, models, loaded, resumeFrom: stored, createChild, spawner: spawnerOf, resolutions }));
 	};
 	// Planned with the cached files while their check runs (ADR 0194); again when the check loaded new ones.
 	const [loaded, guessed] = await Promise.allSettled([checked, guess ? planWith(guess) : Promise.reject(new Error("no cached files"))]);
@@ -345,7 +352,7 @@ export function createSpawner(options: SpawnerOptions): Spawner {
 	// The isolation hook asks for the files as last loaded, which the state holds once it exists.
 	let created: SpawnerState | undefined;
 	const registry = parentRegistry(options, loaded, () => (created ? created.lastLoaded : loaded));
-	created = { options, registry, lastLoaded: loaded, resuming: new Set(), childExtensionSet: null, repoRoots: new Map(), loads: createLoadCache(loadFor) };
+	created = { options, registry, lastLoaded: loaded, resuming: new Set(), childExtensionSet: null, repoRoots: new Map(), loads: createLoadCache(loadFor), resolutions: createResolutionCache() };
 	return {
 		registry,
 		snapshot: (set) => snapshot(created, set),
