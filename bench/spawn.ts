@@ -63,8 +63,17 @@ function storedResultChars(messages: readonly unknown[]): { resultChars: number;
 	return { resultChars: mean((m) => JSON.stringify(m).length), detailsChars: mean((m) => JSON.stringify((m as { details?: unknown }).details ?? null).length), textChars: mean(text) };
 }
 
-/** Spawn overhead through a real parent: tool_call of `subagent` → the child's first request. */
-async function spawnOverhead(count: number, extensions: boolean): Promise<number[]> {
+/** A parent measured by spawning: `spawn` runs one parent turn whose `subagent` call starts one child. */
+interface SpawningParent {
+	spawn(i: number): Promise<void>;
+	/** Tool call → the child's first request, one per spawn so far. */
+	samples: number[];
+	messages(): readonly unknown[];
+	dispose(): void;
+}
+
+/** A real cadre parent whose model calls `subagent` once per turn (with 3 parent extensions in the child, or none). */
+async function cadreParent(extensions: boolean): Promise<SpawningParent> {
 	const samples: number[] = [];
 	let started = 0;
 	let pendingChildRequest = false;
@@ -98,12 +107,18 @@ async function spawnOverhead(count: number, extensions: boolean): Promise<number
 	// a load within 100 ms of a change is used once and not kept, which a fresh temp project
 	// would make every spawn of the first 100 ms pay.
 	await new Promise((resolve) => setTimeout(resolve, 150));
-	for (let i = 0; i < 5; i++) await parent.session.prompt(`spawn ${i}`);
+	return { spawn: (i) => parent.session.prompt(`spawn ${i}`), samples, messages: () => parent.session.messages, dispose: () => parent.dispose() };
+}
+
+/** Spawn overhead through a real parent: tool_call of `subagent` → the child's first request. */
+async function spawnOverhead(count: number, extensions: boolean): Promise<number[]> {
+	const parent = await cadreParent(extensions);
+	for (let i = 0; i < 5; i++) await parent.spawn(i);
 	fsCalls.reset();
-	for (let i = 5; i < count + 5; i++) await parent.session.prompt(`spawn ${i}`);
-	if (!extensions) costs.cadre ??= { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(14), fsStacks: fsCalls.stacks(), ...storedResultChars(parent.session.messages) };
+	for (let i = 5; i < count + 5; i++) await parent.spawn(i);
+	if (!extensions) costs.cadre ??= { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(14), fsStacks: fsCalls.stacks(), ...storedResultChars(parent.messages()) };
 	parent.dispose();
-	return samples.slice(5);
+	return parent.samples.slice(5);
 }
 
 /** The floor's child: a bare createAgentSession session with a prebuilt loader and in-memory settings. */
@@ -161,7 +176,7 @@ async function floor(count: number): Promise<number[]> {
  * request; file calls per spawn cycle (the parent's own turns included); the stored result as pi
  * keeps it.
  */
-async function floorExtension(count: number): Promise<number[]> {
+async function floorExtensionParent(count: number): Promise<SpawningParent> {
 	const agentDir = mkdtempSync(join(root, "floor-agent-"));
 	const cwd = mkdtempSync(join(root, "floor-ext-"));
 	const runtime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: join(agentDir, "models.json"), allowModelNetwork: false });
@@ -223,12 +238,34 @@ async function floorExtension(count: number): Promise<number[]> {
 		sessionManager: SessionManager.inMemory(cwd),
 	});
 	await session.bindExtensions({ mode: "rpc" });
-	for (let i = 0; i < 5; i++) await session.prompt(`spawn ${i}`);
+	return { spawn: (i) => session.prompt(`spawn ${i}`), samples, messages: () => session.messages, dispose: () => session.dispose() };
+}
+
+/** The extension floor, `count` spawns after 5 warm-up ones: its samples, file calls and stored results. */
+async function floorExtension(count: number): Promise<number[]> {
+	const parent = await floorExtensionParent(count);
+	for (let i = 0; i < 5; i++) await parent.spawn(i);
 	fsCalls.reset();
-	for (let i = 5; i < count + 5; i++) await session.prompt(`spawn ${i}`);
-	costs.extension = { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(14), fsStacks: "", ...storedResultChars(session.messages) };
-	session.dispose();
-	return samples.slice(5);
+	for (let i = 5; i < count + 5; i++) await parent.spawn(i);
+	costs.extension = { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(14), fsStacks: "", ...storedResultChars(parent.messages()) };
+	parent.dispose();
+	return parent.samples.slice(5);
+}
+
+/**
+ * cadre and the extension floor measured in alternating rounds of 10 spawns, both parents alive
+ * throughout: a machine that speeds up or slows down during the run (a shared VM does) moves
+ * both the same way, so their ratio holds where two sequential runs drift apart.
+ */
+async function interleaved(count: number): Promise<{ cadre: number[]; floor: number[] }> {
+	const parents = { cadre: await cadreParent(false), floor: await floorExtensionParent(count) };
+	for (let i = 0; i < 5; i++) for (const parent of Object.values(parents)) await parent.spawn(i);
+	const warm = { cadre: parents.cadre.samples.length, floor: parents.floor.samples.length };
+	for (let round = 0; round * 10 < count; round++) {
+		for (const parent of Object.values(parents)) for (let i = 0; i < 10; i++) await parent.spawn(5 + round * 10 + i);
+	}
+	for (const parent of Object.values(parents)) parent.dispose();
+	return { cadre: parents.cadre.samples.slice(warm.cadre), floor: parents.floor.samples.slice(warm.floor) };
 }
 
 /** N background children at once: wall time until all finished, RSS after. */
@@ -358,6 +395,7 @@ async function printDepth(count: number) {
 	console.log(`  depth 2 (a lead child spawns):     p50 ${ms(pct(two, 50))}  p95 ${ms(pct(two, 95))}`);
 	console.log(`  depth 2 p50 / depth 1 p50: ×${(pct(two, 50) / pct(one, 50)).toFixed(2)}  (target ≤ 1.5)`);
 }
+const alternating = await interleaved(N);
 const floorSamples = await floor(N);
 const extensionSamples = await floorExtension(N);
 const bare = await spawnOverhead(N, false);
@@ -368,6 +406,9 @@ console.log(`  cadre, no child extensions:           p50 ${ms(pct(bare, 50))}  p
 console.log(`  cadre, 3 parent extensions in child:  p50 ${ms(pct(withExt, 50))}  p95 ${ms(pct(withExt, 95))}`);
 console.log(`  floor as an extension (a parent's bare subagent tool starts it): p50 ${ms(pct(extensionSamples, 50))}  p95 ${ms(pct(extensionSamples, 95))}`);
 console.log(`  cadre p50 / floor p50: ×${(pct(bare, 50) / pct(floorSamples, 50)).toFixed(2)}  (target ≤ 1.5); / extension floor p50: ×${(pct(bare, 50) / pct(extensionSamples, 50)).toFixed(2)}`);
+console.log(
+	`  interleaved (rounds of 10, both parents alive): cadre p50 ${ms(pct(alternating.cadre, 50))}, extension floor p50 ${ms(pct(alternating.floor, 50))}: ×${(pct(alternating.cadre, 50) / pct(alternating.floor, 50)).toFixed(2)}  (target ≤ 1.5)`,
+);
 const { cadre: own, floor: base } = costs;
 if (own && base) {
 	console.log(`file-system calls per spawn cycle (sync + async, fs-counter.ts; target ≤ 40):`);
