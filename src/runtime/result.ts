@@ -202,7 +202,8 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		structured: run.structured ?? null,
 		verify: run.verify ? structuredClone(run.verify) : null,
 		receipt: run.receipt ? structuredClone(run.receipt) : null,
-		warnings: run.diagnostics.filter(isResolutionDiagnostic).map(formatDiagnostic),
+		// one of no file reads without the "-" that stands for its place (the text lists them as "- …")
+		warnings: run.diagnostics.filter(isResolutionDiagnostic).map((d) => formatDiagnostic(d, { bare: true })),
 	};
 }
 

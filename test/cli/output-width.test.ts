@@ -51,7 +51,7 @@ describe("output width", () => {
 	});
 
 	it("a run's warnings say warning once", () => {
-		const notes = endNotes({ warnings: ["- warning tool-dropped bash is not among the parent's tools"], isolation: null, persistError: null } as unknown as RunResult);
-		expect(notes).toEqual(["cadre: - warning tool-dropped bash is not among the parent's tools\n"]);
+		const notes = endNotes({ warnings: ["warning tool-dropped bash is not among the parent's tools"], isolation: null, persistError: null } as unknown as RunResult);
+		expect(notes).toEqual(["cadre: warning tool-dropped bash is not among the parent's tools\n"]);
 	});
 });

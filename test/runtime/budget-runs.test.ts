@@ -58,7 +58,7 @@ describe("budget reservations in the registry (budget.session)", () => {
 		const second = await registry.spawn(plan(b.handle, { tokens: 3000 }), { background: true });
 		expect(second.run.budget).toMatchObject({ limit: { tokens: 3000 }, reserved: { tokens: 2000 }, clamped: ["tokens"] });
 		expect(runResult(second.run, 1000).warnings).toEqual([
-			"- warning budget-clamped it asked for a budget of 3000 tokens but only 2000 tokens remained of the session's budget; it runs with what remained (what running children do not use comes back when they end; or raise the budget it reserves from)",
+			"warning budget-clamped it asked for a budget of 3000 tokens but only 2000 tokens remained of the session's budget; it runs with what remained (what running children do not use comes back when they end; or raise the budget it reserves from)",
 		]);
 		expect(registry.budgetRemaining().tokens).toBe(0);
 		await expect(registry.spawn(plan(child(1).handle, { tokens: 100 }), { background: true })).rejects.toThrow(/^Spawn refused \(budget-exhausted\): no budget remains/);

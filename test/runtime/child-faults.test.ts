@@ -101,7 +101,7 @@ export default function (pi) {
 		const result = service.get(id) as RunResult;
 		expect(result.status).toBe("completed");
 		expect(result.warnings.join("\n")).toContain(
-			`- warning steer-undelivered the message "/deploy now" steered to it was not delivered: Extension command "/deploy" cannot be queued.`,
+			`warning steer-undelivered the message "/deploy now" steered to it was not delivered: Extension command "/deploy" cannot be queued.`,
 		);
 	});
 });

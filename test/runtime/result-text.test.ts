@@ -35,6 +35,12 @@ describe("the result text the parent model reads", () => {
 		expect(out).not.toContain("Receipt (observed by cadre): files changed (tool-calls): none");
 	});
 
+	it("lists a warning of no file once as a list item, without the place marker of `cadre check`", () => {
+		const warned = plain({ diagnostics: [{ severity: "warning", file: null, line: null, column: null, code: "tool-dropped", message: "bash is not among the parent's tools" }] });
+		expect(text(warned)).toContain("Warnings:\n- warning tool-dropped bash is not among the parent's tools");
+		expect(text(warned)).not.toContain("- - ");
+	});
+
 	it("says when a command failed, even with no file changed", () => {
 		const out = text(plain({ receipt: { filesFrom: "tool-calls", files: [], commands: [{ command: "npm test", exitCode: 1, durationMs: 2000 }], commandCount: 2, failedCommands: 1, toolUses: { bash: 2 } } }));
 		expect(out).toContain("Commands: 2 run, 1 failed; last: `npm test` → exit 1 2.0s.");

@@ -327,7 +327,7 @@ describe("steers", () => {
 		const result = runResult(await done, 1000);
 		expect(result.status).toBe("completed");
 		expect(result.warnings).toEqual([
-			`- warning steer-undelivered the message "also check the tests" steered to it was not delivered: it came after the child's last turn (resume the run with the message to give it to the child)`,
+			`warning steer-undelivered the message "also check the tests" steered to it was not delivered: it came after the child's last turn (resume the run with the message to give it to the child)`,
 		]);
 	});
 });

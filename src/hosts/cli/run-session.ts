@@ -193,7 +193,7 @@ export function fullResult(run: RunRecord): RunResult {
 /** What a finished run writes on stderr whatever the flags: its warnings, its worktree, a record not written. */
 export function endNotes(result: RunResult): string[] {
 	const notes: string[] = [];
-	// Each warning is already `file:line:col warning code message`: its severity is said once.
+	// Each warning is already `[file:line:col ]warning code message`: its severity is said once.
 	for (const warning of result.warnings) notes.push(`cadre: ${warning}`);
 	const summary = (result.isolation as { summary?: unknown } | null)?.summary;
 	if (typeof summary === "string" && summary) notes.push(`cadre: ${summary}`);
