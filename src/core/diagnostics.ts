@@ -81,9 +81,17 @@ export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
 	return (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
 }
 
-/** `path:line:col severity code message` — the one-line form `cadre check` prints ("-" for no file; nothing with `bare`). */
-export function formatDiagnostic(d: Diagnostic, options: { bare?: boolean } = {}): string {
-	const where = d.file === null ? (options.bare ? "" : "- ") : `${d.file}:${d.line ?? 1}:${d.column ?? 1} `;
-	const hint = d.hint ? ` (${d.hint})` : "";
-	return `${where}${d.severity} ${d.code} ${d.message}${hint}`;
+/** `path:line:col severity code message` — the one-line form `cadre check` prints ("-" for no file). */
+export function formatDiagnostic(d: Diagnostic): string {
+	return `${d.file === null ? "-" : `${d.file}:${d.line ?? 1}:${d.column ?? 1}`} ${unplaced(d)}`;
+}
+
+/** The same line with no place marker when there is no file: an item of a list (a result's warnings). */
+export function formatListedDiagnostic(d: Diagnostic): string {
+	return d.file === null ? unplaced(d) : formatDiagnostic(d);
+}
+
+/** `severity code message (hint)`. */
+function unplaced(d: Diagnostic): string {
+	return `${d.severity} ${d.code} ${d.message}${d.hint ? ` (${d.hint})` : ""}`;
 }

@@ -4,7 +4,7 @@
  * isolation report and the requested-vs-used block — plus the completion notification text and
  * the progress report of a timed-out wait.
  */
-import { type DiagnosticCode, formatDiagnostic } from "../core/diagnostics.ts";
+import { type DiagnosticCode, formatListedDiagnostic } from "../core/diagnostics.ts";
 import { safeText } from "../core/terminal-text.ts";
 import type { InputCheck } from "../resolve/types.ts";
 import { budgetLine, type RunBudget } from "./budget-meter.ts";
@@ -202,8 +202,8 @@ export function runResult(run: RunRecord, maxResultChars: number): RunResult {
 		structured: run.structured ?? null,
 		verify: run.verify ? structuredClone(run.verify) : null,
 		receipt: run.receipt ? structuredClone(run.receipt) : null,
-		// one of no file reads without the "-" that stands for its place (the text lists them as "- …")
-		warnings: run.diagnostics.filter(isResolutionDiagnostic).map((d) => formatDiagnostic(d, { bare: true })),
+		// one of no file without the "-" that stands for its place (the text lists them as "- …")
+		warnings: run.diagnostics.filter(isResolutionDiagnostic).map(formatListedDiagnostic),
 	};
 }
 
