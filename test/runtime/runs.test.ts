@@ -2,6 +2,8 @@
  * The run registry on its own, with a scripted child handle and isolation hooks: races a real pi
  * session cannot pin down (a stop that arrives while a finished run's isolation is being wrapped up).
  */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import type { ChildEvent } from "../../src/runtime/pi/child-events.ts";
 import type { ChildHandle } from "../../src/runtime/pi/child-session.ts";
@@ -356,5 +358,31 @@ describe("run records that could not be written", () => {
 		await registry.stopAll();
 		expect(written.at(-1)).toBe("c:completed");
 		expect(c.persistError).toBeNull();
+	});
+});
+
+describe("an ended run", () => {
+	it("keeps nothing of its child: the registry holds the record, not the child session (issue 28)", async () => {
+		setFlagsFromString("--expose-gc");
+		const gc = runInNewContext("gc") as () => void;
+		// The host's isolation asks for repository roots: the receipt's collector holds that callback.
+		const isolation = { prepare: async () => ({ cwd: null, report: null }), finish: async () => null, repoRoot: async () => null };
+		const registry = createRunRegistry({ maxConcurrent: 2, emit: () => {}, isolation });
+		const kept: WeakRef<ChildHandle>[] = [];
+		for (let i = 0; i < 3; i++) {
+			// Made when the run asks for it, as a host does: the plan holds no child.
+			const createChild = async () => {
+				const handle = child(`done ${i}`);
+				kept.push(new WeakRef(handle));
+				return handle;
+			};
+			const { done } = await registry.spawn({ ...plan(child("unused")), createChild }, { background: false });
+			expect((await done).state).toBe("completed");
+		}
+		await new Promise((resolve) => setTimeout(resolve, 10));
+		gc();
+		gc();
+		expect(registry.list()).toHaveLength(3);
+		expect(kept.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
 	});
 });

@@ -89,6 +89,9 @@ export async function finish(registry: RegistryState, internal: Internal, state:
 		run.isolation = { ...(run.isolation ?? {}), error: cause instanceof Error ? cause.message : String(cause) };
 	}
 	if (internal.receipt) run.receipt = await internal.receipt.finish(run.isolation).catch(() => null);
+	// The collector's closures share the driver's scope, which holds the child session: a kept
+	// collector would keep every ended child's session alive in the registry (issue 28).
+	internal.receipt = undefined;
 	await internal.writing;
 	// A stop that arrived while isolation was wrapping up still wins (the run was not terminal).
 	run.state = internal.stopRequested ? "stopped" : final;
