@@ -8,7 +8,9 @@
  * floor (for the result: the child's answer as a bare extension's tool returns it, no details).
  * Beside them, spawn overhead at depth 2 (a lead child spawns) against depth 1 (issue 21;
  * `BENCH_ONLY=depth` prints only that). `BENCH_N` sets the spawn count (default 100). All with
- * pi-ai's faux model, offline.
+ * pi-ai's faux model, offline. cadre's parents keep no request log (`keepRequests: false`): the
+ * test harness's log holds pi's copy of the whole conversation per request, hundreds of MB over a
+ * run, whose garbage collection would be billed to cadre's spawns.
  */
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
@@ -78,6 +80,7 @@ async function cadreParent(extensions: boolean): Promise<SpawningParent> {
 	let started = 0;
 	let pendingChildRequest = false;
 	const parent = await createParent({
+		keepRequests: false,
 		agentExtensions: extensions ? { "a.ts": EXTENSION(1), "b.ts": EXTENSION(2), "c.ts": EXTENSION(3) } : undefined,
 		extensionFactories: [
 			(pi) => {
@@ -271,6 +274,7 @@ async function interleaved(count: number): Promise<{ cadre: number[]; floor: num
 /** N background children at once: wall time until all finished, RSS after. */
 async function concurrent(n: number): Promise<{ wallMs: number; rss: number }> {
 	const parent = await createParent({
+		keepRequests: false,
 		subagentSettings: { maxConcurrent: 64 },
 		script: (turn) => (turn.agent === "parent" ? fauxAssistantMessage("parent") : fauxAssistantMessage("child done")),
 	});
@@ -291,6 +295,7 @@ async function concurrent(n: number): Promise<{ wallMs: number; rss: number }> {
 /** Heap retained per finished child: heap after N children finished (GC'd) minus before, over N. */
 async function retained(n: number): Promise<number> {
 	const parent = await createParent({
+		keepRequests: false,
 		subagentSettings: { maxConcurrent: 64 },
 		script: (turn) => (turn.agent === "parent" ? fauxAssistantMessage("parent") : fauxAssistantMessage("child done")),
 	});
@@ -318,6 +323,7 @@ async function retained(n: number): Promise<number> {
 async function toolTokens(): Promise<{ perTool: Record<string, number>; total: number }> {
 	let tools: { name: string; description: string; parameters: unknown }[] = [];
 	const parent = await createParent({
+		keepRequests: false,
 		extensionFactories: [
 			(pi) => {
 				pi.on("before_agent_start", () => {
@@ -356,6 +362,7 @@ async function spawnAtDepth(count: number, depth: 1 | 2): Promise<number[]> {
 	const spawner = depth === 1 ? "parent" : "lead";
 	const marks = globalThis as { __cadreBenchSpawnAt?: number };
 	const parent = await createParent({
+		keepRequests: false,
 		agentFiles: { "agents/lead.md": LEAD_FILE },
 		agentExtensions: { "mark.ts": MARK_EXTENSION },
 		script: (turn) => {

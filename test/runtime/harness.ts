@@ -125,6 +125,11 @@ export interface ParentOptions {
 	 * `settled` — the first pass lands, later ones wait while `availability.hold()` is in force.
 	 */
 	availability?: "pending" | "settled";
+	/**
+	 * Keep every request in `requests` (default true). A bench of many spawns turns it off: each
+	 * kept request holds pi's copy of the whole conversation, a cost of the harness, not of cadre.
+	 */
+	keepRequests?: boolean;
 }
 
 /** Holds pi's full availability passes (they list the credential store) until released. */
@@ -218,7 +223,7 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 	const requests: Turn[] = [];
 	const route = (context: { messages: Message[]; tools?: { name: string; description?: string }[] }, streamOptions?: { signal?: AbortSignal }) => {
 		const turn: Turn = { ...describeTurn(context), signal: streamOptions?.signal };
-		requests.push(turn);
+		if (options.keepRequests !== false) requests.push(turn);
 		return options.script(turn);
 	};
 	faux.setResponses(Array.from({ length: 4000 }, () => route as never));
