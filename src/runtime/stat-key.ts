@@ -11,8 +11,27 @@ import { dirname } from "node:path";
  * missing path): a spawn waits on a dozen of these (issue 28).
  */
 export function statOf(path: string): Promise<BigIntStats | string> {
-	return new Promise((settle) => stat(path, { bigint: true }, (error, stats) => settle(error ? (error.code ?? "EIO") : stats)));
+	if (asked === null) {
+		asked = new Map();
+		queueMicrotask(() => {
+			asked = null;
+		});
+	}
+	let pending = asked.get(path);
+	if (!pending) {
+		pending = new Promise((settle) => stat(path, { bigint: true }, (error, stats) => settle(error ? (error.code ?? "EIO") : stats)));
+		asked.set(path, pending);
+	}
+	return pending;
 }
+
+/**
+ * The stats asked for in this synchronous run of the event loop, by path: callers in one run share
+ * one `stat` (a spawn's file and settings checks both stat the project and agent folders). An edit
+ * that ended before the run began is seen by it; none can land between two callers of one run that
+ * a second `stat` would see more surely. Cleared when the run ends.
+ */
+let asked: Map<string, Promise<BigIntStats | string>> | null = null;
 
 /**
  * A change this close (ns) before a load may share its timestamp with a later edit (the file
