@@ -10,10 +10,11 @@
  * instead: the user's stored one (pi's `/trust`, `trust.json`), else settings
  * `defaultProjectTrust: "always"`; else not trusted (ADR 0190).
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { hasTrustRequiringProjectResources, ProjectTrustStore, SettingsManager } from "@earendil-works/pi-coding-agent";
 import { findProjectDir, KIND_DIRS } from "../../files/discovery.ts";
+import { racySince } from "../stat-key.ts";
 
 /** Whether the project at `cwd` holds any of cadre's own files. */
 export function hasCadreProjectFiles(cwd: string, agentDir: string, homeDir: string): boolean {
@@ -23,11 +24,40 @@ export function hasCadreProjectFiles(cwd: string, agentDir: string, homeDir: str
 	return existsSync(join(pi, "subagents.json")) || Object.values(KIND_DIRS).some((dir) => existsSync(join(pi, dir)));
 }
 
-/** The user's explicit decision for `cwd`: stored, else `defaultProjectTrust: "always"`; else not trusted. */
-function explicitTrust(cwd: string, agentDir: string): boolean {
+/** The user's explicit decision for `cwd`, read from pi: stored, else `defaultProjectTrust: "always"`; else not trusted. */
+function readExplicitTrust(cwd: string, agentDir: string): boolean {
 	const stored = new ProjectTrustStore(agentDir).get(cwd);
 	if (stored !== null) return stored;
 	return SettingsManager.create(cwd, agentDir, { projectTrusted: false }).getDefaultProjectTrust() === "always";
+}
+
+/** A file's stat as text ("-" when missing), and whether it changed too recently to be trusted unchanged. */
+function fileStamp(path: string, since: bigint): { text: string; racy: boolean } {
+	const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+	if (!s) return { text: "-", racy: false };
+	return { text: `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, racy: s.mtimeNs >= since || s.ctimeNs >= since };
+}
+
+/** Decisions read, by cwd and agent dir, with the stat of the two files they come from. */
+const decisions = new Map<string, { key: string; trusted: boolean }>();
+
+/**
+ * The user's explicit decision for `cwd`, read again only when `trust.json` or the user's
+ * `settings.json` changed (their stat; a change within the racy window is read again next time):
+ * pi reads both under a lock made in the agent dir, two writes there per spawn, and a change of
+ * that folder that the files' cache takes for an edit (issue 28).
+ */
+function explicitTrust(cwd: string, agentDir: string): boolean {
+	const id = `${cwd}\0${agentDir}`;
+	const since = racySince();
+	const stamps = [join(agentDir, "trust.json"), join(agentDir, "settings.json")].map((path) => fileStamp(path, since));
+	const key = stamps.some((stamp) => stamp.racy) ? null : stamps.map((stamp) => stamp.text).join("|");
+	const known = decisions.get(id);
+	if (key !== null && known?.key === key) return known.trusted;
+	const trusted = readExplicitTrust(cwd, agentDir);
+	if (key === null) decisions.delete(id);
+	else decisions.set(id, { key, trusted });
+	return trusted;
 }
 
 /**
