@@ -65,6 +65,14 @@ function storedResultChars(messages: readonly unknown[]): { resultChars: number;
 	return { resultChars: mean((m) => JSON.stringify(m).length), detailsChars: mean((m) => JSON.stringify((m as { details?: unknown }).details ?? null).length), textChars: mean(text) };
 }
 
+/**
+ * A real project is older than the racy window of the files' cache (stat-key.ts RACY_NS): a load
+ * within 100 ms of a change is used once and not kept, which a fresh temp project — and the first
+ * spawn, which makes cadre's folders in the agent dir — would make every spawn of the next 100 ms
+ * pay. The benches wait past it after creating a parent and after the warm-up spawns.
+ */
+const pastRacyWindow = () => new Promise((resolve) => setTimeout(resolve, 150));
+
 /** A parent measured by spawning: `spawn` runs one parent turn whose `subagent` call starts one child. */
 interface SpawningParent {
 	spawn(i: number): Promise<void>;
@@ -106,10 +114,7 @@ async function cadreParent(extensions: boolean): Promise<SpawningParent> {
 			});
 		},
 	});
-	// A real project is older than the racy window of the files' cache (stat-key.ts RACY_NS):
-	// a load within 100 ms of a change is used once and not kept, which a fresh temp project
-	// would make every spawn of the first 100 ms pay.
-	await new Promise((resolve) => setTimeout(resolve, 150));
+	await pastRacyWindow();
 	return { spawn: (i) => parent.session.prompt(`spawn ${i}`), samples, messages: () => parent.session.messages, dispose: () => parent.dispose() };
 }
 
@@ -117,6 +122,7 @@ async function cadreParent(extensions: boolean): Promise<SpawningParent> {
 async function spawnOverhead(count: number, extensions: boolean): Promise<number[]> {
 	const parent = await cadreParent(extensions);
 	for (let i = 0; i < 5; i++) await parent.spawn(i);
+	await pastRacyWindow();
 	fsCalls.reset();
 	for (let i = 5; i < count + 5; i++) await parent.spawn(i);
 	if (!extensions) costs.cadre ??= { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(14), fsStacks: fsCalls.stacks(), ...storedResultChars(parent.messages()) };
@@ -248,6 +254,7 @@ async function floorExtensionParent(count: number): Promise<SpawningParent> {
 async function floorExtension(count: number): Promise<number[]> {
 	const parent = await floorExtensionParent(count);
 	for (let i = 0; i < 5; i++) await parent.spawn(i);
+	await pastRacyWindow();
 	fsCalls.reset();
 	for (let i = 5; i < count + 5; i++) await parent.spawn(i);
 	costs.extension = { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(14), fsStacks: "", ...storedResultChars(parent.messages()) };
@@ -263,6 +270,7 @@ async function floorExtension(count: number): Promise<number[]> {
 async function interleaved(count: number): Promise<{ cadre: number[]; floor: number[] }> {
 	const parents = { cadre: await cadreParent(false), floor: await floorExtensionParent(count) };
 	for (let i = 0; i < 5; i++) for (const parent of Object.values(parents)) await parent.spawn(i);
+	await pastRacyWindow();
 	const warm = { cadre: parents.cadre.samples.length, floor: parents.floor.samples.length };
 	for (let round = 0; round * 10 < count; round++) {
 		for (const parent of Object.values(parents)) for (let i = 0; i < 10; i++) await parent.spawn(5 + round * 10 + i);
