@@ -7,7 +7,7 @@
  * the parent's stored tool result per child (the message as pi keeps it, JSON), each against the
  * floor (for the result: the child's answer as a bare extension's tool returns it, no details).
  * Beside them, spawn overhead at depth 2 (a lead child spawns) against depth 1 (issue 21;
- * `BENCH_ONLY=depth` prints only that). `BENCH_N` sets the spawn count (default 100). All with
+ * `BENCH_ONLY=depth` prints only that; `BENCH_ONLY=interleaved` only the alternating rounds). `BENCH_N` sets the spawn count (default 100). All with
  * pi-ai's faux model, offline. cadre's parents keep no request log (`keepRequests: false`): the
  * test harness's log holds pi's copy of the whole conversation per request, hundreds of MB over a
  * run, whose garbage collection would be billed to cadre's spawns.
@@ -411,6 +411,10 @@ async function printDepth(count: number) {
 	console.log(`  depth 2 p50 / depth 1 p50: ×${(pct(two, 50) / pct(one, 50)).toFixed(2)}  (target ≤ 1.5)`);
 }
 const alternating = await interleaved(N);
+if (process.env.BENCH_ONLY === "interleaved") {
+	console.log(`interleaved, ${N} spawns each: cadre p50 ${ms(pct(alternating.cadre, 50))}, extension floor p50 ${ms(pct(alternating.floor, 50))}: ×${(pct(alternating.cadre, 50) / pct(alternating.floor, 50)).toFixed(2)}  (target ≤ 1.5)`);
+	process.exit(0);
+}
 const floorSamples = await floor(N);
 const extensionSamples = await floorExtension(N);
 const bare = await spawnOverhead(N, false);
