@@ -151,13 +151,7 @@ export type GitFactsFailure =
 
 const repoCache = new Map<string, Promise<RepoFacts | GitFactsFailure>>();
 /** Directories found outside any repository: the answer, and the `.git` paths whose absence keeps it. */
-const notRepository = new Map<string, { failure: GitFactsFailure; markers: string[]; check: Promise<boolean> | null; early: boolean; settledAt: number | null }>();
-/**
- * How long an early "no `.git` here or above" check is kept for the call it was made for (ADR
- * 0194): a spawn starts the check of its parent's cwd first (`early`), and the run's use record,
- * a few milliseconds later, reads it once.
- */
-export const MARKERS_FRESH_MS = 20;
+const notRepository = new Map<string, { failure: GitFactsFailure; markers: string[] }>();
 
 /** Forgets every cached fact (tests, or after the user moved a repository). */
 export function clearGitFactsCache(): void {
@@ -175,37 +169,26 @@ function gitMarkers(dir: string): string[] {
 }
 
 /** Whether none of `paths` exists (an error other than "not there" counts as existing). */
-async function noneExist(paths: readonly string[]): Promise<boolean> {
-	const found = await Promise.all(paths.map((path) => statOf(path).then((s) => s !== "ENOENT" && s !== "ENOTDIR")));
-	return !found.includes(true);
+function noneExist(paths: readonly string[]): boolean {
+	return paths.every((path) => {
+		const found = statOf(path);
+		return found === "ENOENT" || found === "ENOTDIR";
+	});
 }
 
 /**
  * The repository facts of `cwd`, detected with one `git rev-parse` the first time and cached per
  * cwd afterwards. "Not a repository" is kept while no `.git` exists in `cwd` or above it (checked
- * by stat on each call — or, once, by the `early` check a spawn made for it less than
- * {@link MARKERS_FRESH_MS} ago; issue 28: a spawn outside a repository runs no git), so `git init`
- * there is noticed; it is not kept when `GIT_DIR` or `GIT_WORK_TREE` point git elsewhere. "git missing"
- * is never kept.
+ * by a synchronous stat of each on every call, ADR 0198; issue 28: a spawn outside a repository
+ * runs no git), so `git init` there is noticed; it is not kept when `GIT_DIR` or `GIT_WORK_TREE`
+ * point git elsewhere. "git missing" is never kept.
  */
-export async function repoFacts(cwd: string, options: { early?: boolean } = {}): Promise<{ ok: true; facts: RepoFacts } | GitFactsFailure> {
+export async function repoFacts(cwd: string): Promise<{ ok: true; facts: RepoFacts } | GitFactsFailure> {
 	const key = resolve(cwd);
 	const known = notRepository.get(key);
 	if (known) {
-		// A check in flight is shared; a finished one only when it was an early check made for this call.
-		const inFlight = known.check !== null && known.settledAt === null;
-		const kept = known.check !== null && known.early && !options.early && known.settledAt !== null && Date.now() - known.settledAt < MARKERS_FRESH_MS;
-		if (kept || (inFlight && !options.early)) known.early = false;
-		if (!kept && !inFlight) {
-			known.settledAt = null;
-			known.early = options.early === true;
-			const check = noneExist(known.markers).finally(() => {
-				if (known.check === check) known.settledAt = Date.now();
-			});
-			known.check = check;
-		}
-		if (await known.check) return known.failure;
-		if (notRepository.get(key) === known) notRepository.delete(key);
+		if (noneExist(known.markers)) return known.failure;
+		notRepository.delete(key);
 	}
 	let pending = repoCache.get(key);
 	if (!pending) {
@@ -215,7 +198,7 @@ export async function repoFacts(cwd: string, options: { early?: boolean } = {}):
 	const result = await pending;
 	if ("ok" in result) {
 		if (repoCache.get(key) === pending) repoCache.delete(key);
-		if (result.code === "not-a-repository" && !process.env.GIT_DIR && !process.env.GIT_WORK_TREE) notRepository.set(key, { failure: result, markers: gitMarkers(key), check: null, early: false, settledAt: null });
+		if (result.code === "not-a-repository" && !process.env.GIT_DIR && !process.env.GIT_WORK_TREE) notRepository.set(key, { failure: result, markers: gitMarkers(key) });
 		return result;
 	}
 	return { ok: true, facts: result };

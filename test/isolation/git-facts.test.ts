@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { clearGitFactsCache, MARKERS_FRESH_MS, repoFacts } from "../../src/isolation/git.ts";
+import { clearGitFactsCache, repoFacts } from "../../src/isolation/git.ts";
 
 let log = "";
 const previous = process.env.CADRE_GIT;
@@ -46,29 +46,6 @@ describe("repository facts outside a repository", () => {
 	it("sees git init in the directory itself", async () => {
 		const cwd = mkdtempSync(join(process.env.TMPDIR as string, "norepo-"));
 		expect((await repoFacts(cwd)).ok).toBe(false);
-		execFileSync("git", ["init", "-q"], { cwd });
-		expect((await repoFacts(cwd)).ok).toBe(true);
-	});
-
-	it("an early check (a spawn's, ADR 0194) serves the next call once, within MARKERS_FRESH_MS; every other call checks again", async () => {
-		const cwd = mkdtempSync(join(process.env.TMPDIR as string, "norepo-"));
-		expect((await repoFacts(cwd)).ok).toBe(false);
-		expect((await repoFacts(cwd, { early: true })).ok).toBe(false);
-		// Made right after the early check: the call it was made for reads its answer...
-		mkdirSync(join(cwd, ".git"));
-		const before = calls();
-		expect((await repoFacts(cwd)).ok).toBe(false);
-		expect(calls()).toBe(before);
-		// ...and the next call looks again: the .git is seen (git is asked; an empty .git is still no working tree).
-		await repoFacts(cwd);
-		expect(calls()).toBe(before + 1);
-	});
-
-	it("an early check older than MARKERS_FRESH_MS is not used", async () => {
-		const cwd = mkdtempSync(join(process.env.TMPDIR as string, "norepo-"));
-		expect((await repoFacts(cwd)).ok).toBe(false);
-		await repoFacts(cwd, { early: true });
-		await new Promise((resolve) => setTimeout(resolve, MARKERS_FRESH_MS + 10));
 		execFileSync("git", ["init", "-q"], { cwd });
 		expect((await repoFacts(cwd)).ok).toBe(true);
 	});

@@ -1,8 +1,8 @@
 /**
  * pi's settings as a child starts with them, read once and again only on a change (issue 28): a
  * settings file created where none was, in the user's or the project's folder, and an edit in place
- * are each seen by the next check, and settings nothing changed are kept; `statOf` shares one stat
- * among the checks a spawn makes in one run of the event loop.
+ * are each seen by the next check, and settings nothing changed are kept; `statOf` answers a path
+ * that is not there with its code (ADR 0198).
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,7 +21,7 @@ describe("a child's settings", () => {
 		mkdirSync(agentDir);
 		mkdirSync(cwd);
 		await pastRacyWindow();
-		const level = async () => (await childSettings(cwd, agentDir, true)).defaultThinkingLevel;
+		const level = async () => childSettings(cwd, agentDir, true).defaultThinkingLevel;
 		expect(await level()).toBeUndefined();
 		expect(await level()).toBeUndefined();
 
@@ -31,8 +31,8 @@ describe("a child's settings", () => {
 		expect(await level()).toBe("low");
 		// Kept while nothing changed: the same settings, not read again (pi's read locks the file,
 		// which changes the agent folder: the folder is no input).
-		const kept = await childSettings(cwd, agentDir, true);
-		expect(await childSettings(cwd, agentDir, true)).toBe(kept);
+		const kept = childSettings(cwd, agentDir, true);
+		expect(childSettings(cwd, agentDir, true)).toBe(kept);
 
 		// Same size, same folder: only the file's own stat tells.
 		writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ defaultThinkingLevel: "med" }));
@@ -46,14 +46,12 @@ describe("a child's settings", () => {
 });
 
 describe("statOf", () => {
-	it("shares one stat among callers in one run of the event loop, and stats again in the next", async () => {
+	it("answers a missing path, and a path under a file, as not there instead of throwing; an existing one with its stat", () => {
 		const dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "stat-of-"));
-		const first = statOf(join(dir, "f"));
-		expect(statOf(join(dir, "f"))).toBe(first);
-		expect(await first).toBe("ENOENT");
+		expect(statOf(join(dir, "f"))).toBe("ENOENT");
 		writeFileSync(join(dir, "f"), "x");
-		const next = statOf(join(dir, "f"));
-		expect(next).not.toBe(first);
-		expect(typeof (await next)).toBe("object");
+		expect(statOf(join(dir, "f", "g"))).toBe("ENOENT");
+		const found = statOf(join(dir, "f"));
+		expect(typeof found === "object" && found.size).toBe(1n);
 	});
 });

@@ -3,10 +3,9 @@
  * the cache is keyed on the stat (inode, size, mtime, ctime) of every file and directory the
  * load depends on — the directories from the cwd up to the project (a `.pi` that appears), the
  * scope folders and their kind folders (a file added, removed or renamed), the settings files and
- * every file in a kind folder (an edit in place). Checking the key is one asynchronous `stat` per
- * input, in parallel, off the main thread — none for an input that did not exist in a folder that
- * did (its creation changes the folder); a load (synchronous, src/files/load.ts) runs only on a
- * miss.
+ * every file in a kind folder (an edit in place). Checking the key is one synchronous `stat` per
+ * input (ADR 0198) — none for an input that did not exist in a folder that did (its creation
+ * changes the folder); a load (synchronous, src/files/load.ts) runs only on a miss.
  */
 import { readdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -26,8 +25,6 @@ export interface LoadInputs {
 export interface LoadCache {
 	/** The files for `inputs`: the cached result while no input changed, else a fresh load. */
 	get(inputs: LoadInputs): Promise<LoadResult>;
-	/** The result the cache holds for `inputs`, unchecked (what `get` answers unless an input changed), or null. */
-	peek(inputs: LoadInputs): LoadResult | null;
 	/** Forget the cached result (the next `get` loads). */
 	clear(): void;
 }
@@ -74,12 +71,12 @@ export function createLoadCache(load: (inputs: LoadInputs) => LoadResult): LoadC
 	/** The check in flight: spawns asked for at once (one parent message) share one check. */
 	let pending: { id: string; result: Promise<LoadResult> } | null = null;
 	const check = async (inputs: LoadInputs, id: string): Promise<LoadResult> => {
-		if (cached?.key && cached.inputs === id && (await keyOf(cached.paths)) === cached.key) return cached.result;
+		if (cached?.key && cached.inputs === id && keyOf(cached.paths) === cached.key) return cached.result;
 		const started = racySince();
 		const result = load(inputs);
 		// An input that changed around the load may not be in its result: not kept. A missing file or
 		// folder whose parent folder is an input is not stat'ed again: creating it changes the parent.
-		const { key, paths } = await coveredKey(await inputsOf(inputs, result), started);
+		const { key, paths } = coveredKey(await inputsOf(inputs, result), started);
 		cached = { inputs: id, paths, key, result };
 		return result;
 	};
@@ -92,9 +89,6 @@ export function createLoadCache(load: (inputs: LoadInputs) => LoadResult): LoadC
 			});
 			pending = { id, result };
 			return result;
-		},
-		peek(inputs) {
-			return cached?.key && cached.inputs === JSON.stringify(inputs) ? cached.result : null;
 		},
 		clear() {
 			cached = null;

@@ -16,7 +16,6 @@ import type { LoadResult } from "../../files/types.ts";
 import type { ParentFacts, SpawnRequest, StoredRun } from "../../resolve/types.ts";
 import { type ChildExtensionSet, discoverChildExtensions } from "../../runtime/pi/child-extensions.ts";
 import { createChildSession } from "../../runtime/pi/child-session.ts";
-import { childSettings, type Settings } from "../../runtime/pi/child-settings.ts";
 import { contextTrust } from "../../runtime/pi/project-trust.ts";
 import { parentModelRuntime, transcriptDir } from "../../runtime/pi/parent-session.ts";
 import { liveCatalog, withAvailableModels } from "../../runtime/pi/model-catalog.ts";
@@ -24,7 +23,6 @@ import { recordWriter } from "../../runtime/run-store.ts";
 import { resultTool } from "../../runtime/structured-result.ts";
 import { chainRoot, createRunRegistry, type ProgressListener, type RunRecord, type RunRegistry, type RunRegistryOptions } from "../../runtime/runs.ts";
 import { createWorktreeIsolation } from "../../isolation/worktree-hooks.ts";
-import { repoFacts } from "../../isolation/git.ts";
 import { withRemoteWorkspaces } from "../../workspaces/remote-isolation.ts";
 import type { RunTelemetry } from "../../telemetry/telemetry.ts";
 import { SPAWN_TOOLS } from "./tool-names.ts";
@@ -209,8 +207,6 @@ interface ChildSessionBase {
 	set: ChildExtensionSet;
 	sessionDir: string;
 	forkFile: string | undefined;
-	/** pi's settings for the child, checked when the spawn started (ADR 0194). */
-	settings: Promise<Settings>;
 	/** The delegation tools of a run whose config allows it (issue 21), run in `cwd`; none otherwise. */
 	delegate(run: RunRecord, cwd: string): ToolDefinition[];
 }
@@ -229,7 +225,6 @@ function childFactory(base: ChildSessionBase): ChildFactory {
 			thinkingLevel: normalizeThinking(child.thinking) ?? "off",
 			cwd: child.cwd,
 			settingsCwd: base.ctx.cwd,
-			settings: base.settings,
 			agentDir: base.agentDir,
 			projectTrusted: base.projectTrusted,
 			systemPrompt: child.systemPrompt,
@@ -267,16 +262,10 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	// pi's trust for what pi loads (the child's settings); cadre's own files by cadre's rule (ADR 0190).
 	const projectTrusted = ctx.isProjectTrusted();
 	const filesTrusted = contextTrust(ctx, agentDir, homeDir);
-	// The checks go out first, so their stats run while the spawn snapshots and plans (ADR 0194):
-	// definitions are re-read where a file or folder they come from changed; pi's settings likewise.
-	const inputs = { cwd: ctx.cwd, agentDir, homeDir, projectTrusted: filesTrusted };
-	const checked = state.loads.get(inputs);
-	checked.catch(() => undefined);
-	const guess = state.loads.peek(inputs);
-	const settings = childSettings(ctx.cwd, agentDir, projectTrusted);
-	settings.catch(() => undefined);
-	// The run's use record looks the parent's cwd up (isolation/worktree-users.ts).
-	void repoFacts(ctx.cwd, { early: true }).catch(() => undefined);
+	// Definitions are re-read where a file or folder they come from changed (a stat each, ADR 0198).
+	const loaded = await state.loads.get({ cwd: ctx.cwd, agentDir, homeDir, projectTrusted: filesTrusted });
+	state.lastLoaded = loaded;
+	options.onLoaded?.(loaded);
 	const set = await childExtensions(state);
 	const nested = startOptions.spawner;
 	// A nested spawn's parent is the spawning run's session: its cwd, model, thinking and tools.
@@ -291,24 +280,15 @@ async function startPlanned(state: SpawnerState, request: SpawnRequest, resumeId
 	const forkFile = source?.transcript && source.parentSession !== ctx.sessionManager.getSessionId() ? source.transcript : undefined;
 	const delegate = (run: RunRecord, cwd: string) =>
 		runDelegationTools({ run, cwd, registry, loaded: () => state.lastLoaded, start: (req, o) => start(state, req, { ...o, spawner: { run, cwd } }) });
-	const createChild = childFactory({ ctx, runtime, agentDir, projectTrusted, skills, set, sessionDir, forkFile, settings, delegate });
-	// pi's availability check may not have landed yet: a provider it does not list is checked first.
+	const createChild = childFactory({ ctx, runtime, agentDir, projectTrusted, skills, set, sessionDir, forkFile, delegate });
 	const spawnerOf = nested ? spawnerFacts(nested.run.type, nested.run.config) : null;
+	// The SSH workspaces it may go to are probed first, once per host in this process (ADR 0191); where
+	// it goes and its sandbox mode do not depend on the models, so the live catalog serves that look.
 	const { resolutions } = state;
-	const planWith = async (loaded: LoadResult) => {
-		// The SSH workspaces it may go to are probed first, once per host in this process (ADR 0191); where
-		// it goes and its sandbox mode do not depend on the models, so the live catalog serves that look.
-		const probed = await withRemoteSandboxFacts({ request, parent, models: liveCatalog(runtime, parent.facts.model), loaded, resumeFrom: stored, createChild, spawner: spawnerOf, resolutions });
-		return withAvailableModels(runtime, parent.facts.model, (models) => planSpawn({ request, parent: probed, models, loaded, resumeFrom: stored, createChild, spawner: spawnerOf, resolutions }));
-	};
-	// Planned with the cached files while their check runs (ADR 0194); again when the check loaded new ones.
-	const [loaded, guessed] = await Promise.allSettled([checked, guess ? planWith(guess) : Promise.reject(new Error("no cached files"))]);
-	if (loaded.status === "rejected") throw loaded.reason;
-	const loadedNow = loaded.value;
-	state.lastLoaded = loadedNow;
-	options.onLoaded?.(loadedNow);
-	const plan = loadedNow === guess ? await (guessed.status === "fulfilled" ? guessed.value : Promise.reject(guessed.reason)) : await planWith(loadedNow);
-	registry.setMaxConcurrent(loadedNow.settings.maxConcurrent.value);
+	const probed = await withRemoteSandboxFacts({ request, parent, models: liveCatalog(runtime, parent.facts.model), loaded, resumeFrom: stored, createChild, spawner: spawnerOf, resolutions });
+	// pi's availability check may not have landed yet: a provider it does not list is checked first.
+	const plan = await withAvailableModels(runtime, parent.facts.model, (models) => planSpawn({ request, parent: probed, models, loaded, resumeFrom: stored, createChild, spawner: spawnerOf, resolutions }));
+	registry.setMaxConcurrent(loaded.settings.maxConcurrent.value);
 	const background = startOptions.background ?? (request.run_in_background === undefined && resumeId ? false : plan.config.runInBackground);
 	return registry.spawn(options.telemetry ? options.telemetry.traced(plan) : plan, {
 		background,

@@ -25,7 +25,7 @@ import type { ShellRunner, ShellWrap } from "../shell-command.ts";
 import { type ResultTool, SUBMIT_RESULT_TOOL } from "../structured-result.ts";
 import { limited } from "../budget-meter.ts";
 import { type BudgetGate, type BudgetGateState, type GateChildren, installBudgetGate } from "./budget-gate.ts";
-import { childSettingsManager, type Settings } from "./child-settings.ts";
+import { childSettingsManager } from "./child-settings.ts";
 import { guardExtension, type ToolGuard } from "./capability-guard.ts";
 import { type ChildEvent, translate } from "./child-events.ts";
 import { type ChildMessage, childMessages } from "./conversation.ts";
@@ -63,8 +63,6 @@ export interface ChildSessionOptions {
 	 * the parent does, wherever the child runs (a subdirectory, a worktree). Defaults to `cwd`.
 	 */
 	settingsCwd?: string;
-	/** The settings check of `settingsCwd`, `agentDir` and trust its spawn started early (ADR 0194); else checked here. */
-	settings?: Promise<Settings>;
 	agentDir: string;
 	/** The parent session's project trust. */
 	projectTrusted: boolean;
@@ -183,7 +181,7 @@ function splitModel(runtime: ModelRuntime, id: string) {
  */
 export async function createChildSession(options: ChildSessionOptions): Promise<ChildHandle> {
 	const model = splitModel(options.modelRuntime, options.model);
-	const settingsManager = await childSettingsManager(options.settingsCwd ?? options.cwd, options.agentDir, options.projectTrusted, options.settings);
+	const settingsManager = childSettingsManager(options.settingsCwd ?? options.cwd, options.agentDir, options.projectTrusted);
 	const result = options.resultTool ? { tool: options.resultTool, state: { calls: 0, errors: null } as StructuredState } : null;
 	const guard = guardExtension(options.guard, options.turnLimit ?? null, result);
 	const errors = extensionErrorLog();
