@@ -51,7 +51,7 @@ describe("definitions edited in place", () => {
 		expect(description).not.toContain("Scout AAAA");
 	});
 
-	it("a type added after the last spawn is spawnable at once (the spawn plans again with the files its check loaded, ADR 0194)", async () => {
+	it("a type added after the last spawn is spawnable at once, and one removed is refused", async () => {
 		const systems: string[] = [];
 		parent = await createParent({
 			agentFiles: { "agents/scout.md": scout("AAAA") },

@@ -48,21 +48,42 @@ function conversationText(ctx: ExtensionContext, maxChars = 8000): string | null
 /** The prompt part of a snapshot: pi hands new prompt options once per parent turn. */
 interface PromptPart {
 	prompt: ParentPrompt;
-	snippets: Record<string, string>;
-	guidelines: Record<string, string[]>;
+	snippets: Readonly<Record<string, string>>;
+	guidelines: Readonly<Record<string, readonly string[]>>;
 }
 const promptParts = new WeakMap<BuildSystemPromptOptions, PromptPart>();
+/** The options converted last, and their part. */
+let lastPart: { options: BuildSystemPromptOptions; part: PromptPart } | null = null;
 
-/** The parent's prompt and tool guidance from pi's prompt options, converted once per options object. */
+/** Whether two values of plain data (strings, numbers, booleans, null, undefined, arrays, plain objects) are equal throughout. */
+function sameData(a: unknown, b: unknown): boolean {
+	if (a === b) return true;
+	if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+	if (Array.isArray(a) !== Array.isArray(b)) return false;
+	const keys = Object.keys(a);
+	if (keys.length !== Object.keys(b).length) return false;
+	return keys.every((key) => Object.hasOwn(b, key) && sameData((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+}
+
+/**
+ * The parent's prompt and tool guidance from pi's prompt options, converted once per options
+ * object. pi hands a fresh copy of its options at every parent turn, most often equal to the last
+ * (the strings in it are pi's same strings): then the last part stands, so the prompts a spawn
+ * keeps per part (prompt-memo.ts) outlive the turn (issue 28).
+ */
 function promptPart(options: BuildSystemPromptOptions): PromptPart {
 	let part = promptParts.get(options);
 	if (!part) {
-		part = {
-			prompt: { kind: "options", options: parentPromptOptionsFromPi(options, piDocPaths()) },
-			snippets: options.toolSnippets ?? {},
-			guidelines: options.toolGuidelines ?? {},
-		};
+		part =
+			lastPart && sameData(lastPart.options, options)
+				? lastPart.part
+				: {
+						prompt: { kind: "options", options: parentPromptOptionsFromPi(options, piDocPaths()) },
+						snippets: options.toolSnippets ?? {},
+						guidelines: options.toolGuidelines ?? {},
+					};
 		promptParts.set(options, part);
+		lastPart = { options, part };
 	}
 	return part;
 }
@@ -98,8 +119,9 @@ export function parentSnapshot(source: SnapshotSource, set: ChildExtensionSet): 
 		projectTrusted: source.projectTrusted ?? contextTrust(ctx, source.agentDir, source.homeDir),
 		facts: source.facts ? source.facts(facts) : facts,
 		prompt,
-		toolSnippets: { ...guidance.snippets },
-		toolGuidelines: Object.fromEntries(Object.entries(guidance.guidelines).map(([k, v]) => [k, [...v]])),
+		// pi's own objects, read only: the prompts a spawn keeps are keyed on them (prompt-memo.ts).
+		toolSnippets: guidance.snippets,
+		toolGuidelines: guidance.guidelines,
 		conversation: () => conversationText(ctx),
 	};
 }

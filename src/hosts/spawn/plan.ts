@@ -29,6 +29,7 @@ import { remoteRunOf } from "../../workspaces/remote-isolation.ts";
 import { knownRemoteSandbox, probeWorkspaces } from "../../workspaces/remote-sandbox.ts";
 import { remoteNames } from "../../resolve/workspace.ts";
 import type { ResolutionCache } from "./resolution-cache.ts";
+import { keptPromptText } from "./prompt-memo.ts";
 
 /** What the parent session had when the child is spawned (plain data, recorded per spawn). */
 export interface ParentSnapshot {
@@ -38,9 +39,9 @@ export interface ParentSnapshot {
 	projectTrusted: boolean;
 	facts: ParentFacts;
 	prompt: ParentPrompt;
-	/** pi's one-line tool snippets and per-tool guidelines (for the child's own tool guidance). */
-	toolSnippets: Record<string, string>;
-	toolGuidelines: Record<string, string[]>;
+	/** pi's one-line tool snippets and per-tool guidelines (for the child's own tool guidance); read only. */
+	toolSnippets: Readonly<Record<string, string>>;
+	toolGuidelines: Readonly<Record<string, readonly string[]>>;
 	/** Recent parent conversation, for `inherit_context` (plain text, capped; read only when asked). */
 	conversation: () => string | null;
 }
@@ -181,7 +182,7 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 	const conversation = config.inheritContext ? parent.conversation() : null;
 	const fullPrompt = conversation ? `<parent_conversation>\n${conversation}\n</parent_conversation>\n\n${prompt}` : prompt;
 	const thinking = (result.trace.reasoningEffort?.applied ?? config.reasoningEffort ?? parent.facts.thinking) as string;
-	const buildPrompt = (cwd: string, worktreeParentDir: string | null) =>
+	const assemble = (cwd: string, worktreeParentDir: string | null) =>
 		assemblePrompt({
 			parent: parent.prompt,
 			parentCwd: parent.cwd,
@@ -192,7 +193,12 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 			worktreeParentDir,
 			toolGuidance: toolGuidanceLines(config.tools, { snippets: parent.toolSnippets, guidelines: parent.toolGuidelines }),
 			projectContext: cwd === parent.cwd && parent.prompt.kind === "options" ? null : renderProjectContext(findContextFiles(cwd, parent.agentDir, undefined, loaded.settings.maxFileBytes)),
-		});
+		}).text;
+	// A prompt that reads no project file is kept for the next spawn of the same inputs (prompt-memo.ts).
+	const buildPrompt = (cwd: string, worktreeParentDir: string | null) =>
+		cwd === parent.cwd && parent.prompt.kind === "options"
+			? keptPromptText(config, { prompt: parent.prompt, snippets: parent.toolSnippets, guidelines: parent.toolGuidelines }, [result.type, cwd, parent.cwd, worktreeParentDir, gitBranch(cwd)], () => assemble(cwd, worktreeParentDir))
+			: assemble(cwd, worktreeParentDir);
 	return {
 		type: result.type,
 		description,
@@ -211,7 +217,7 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 			// Issue 25: on an SSH workspace the tools run there, in the remote's sandbox when it is sandboxed (ADR 0191).
 			const remote = remoteRunOf(run.id);
 			if (remote) {
-				const child = { run, model, thinking, cwd, systemPrompt: assembled.text, tools: config.tools, resumeFile, maxTurns: config.maxTurns, outputSchema: config.outputSchema ?? null, sandbox: null, budget: run.budget?.reserved ?? null };
+				const child = { run, model, thinking, cwd, systemPrompt: assembled, tools: config.tools, resumeFile, maxTurns: config.maxTurns, outputSchema: config.outputSchema ?? null, sandbox: null, budget: run.budget?.reserved ?? null };
 				const handle = await options.createChild({ ...child, remoteTools: remote.tools });
 				// its verify runs where it worked (its remote worktree, in the remote's sandbox when it has one)
 				const withBlocked = { ...handle, runShell: remote.runShell, diagnostics: () => [...handle.diagnostics(), ...remote.diagnostics()] };
@@ -223,7 +229,7 @@ export function planSpawn(options: PlanSpawnOptions): SpawnPlan {
 				model,
 				thinking,
 				cwd,
-				systemPrompt: assembled.text,
+				systemPrompt: assembled,
 				tools: config.tools,
 				resumeFile,
 				maxTurns: config.maxTurns,
