@@ -134,6 +134,8 @@ export interface RepoFacts {
 	commonDir: string;
 	/** The cwd relative to `root` with `/` separators; `""` at the top level. */
 	prefix: string;
+	/** Whether this is a linked working tree (`git worktree add`), not the repository's main one. */
+	linked: boolean;
 }
 
 /** Repository facts plus where HEAD is right now. */
@@ -204,6 +206,15 @@ export async function repoFacts(cwd: string): Promise<{ ok: true; facts: RepoFac
 	return { ok: true, facts: result };
 }
 
+/** The real path of `path`, or `path` when it has none. */
+function realOrSame(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
+	}
+}
+
 async function detectRepoFacts(cwd: string): Promise<RepoFacts | GitFactsFailure> {
 	let result: GitResult;
 	try {
@@ -228,7 +239,7 @@ async function detectRepoFacts(cwd: string): Promise<RepoFacts | GitFactsFailure
 	}
 	const rel = relative(root, realCwd);
 	const prefix = rel.startsWith("..") || isAbsolute(rel) ? "" : rel.split(sep).join("/");
-	return { root, gitDir, commonDir, prefix };
+	return { root, gitDir, commonDir, prefix, linked: realOrSame(gitDir) !== realOrSame(commonDir) };
 }
 
 /**

@@ -2,12 +2,12 @@
  * Who still works in a worktree (issue 23, ADR 0116). A worktree's lock names the process that runs
  * *its* run; it says nothing of other runs working inside it — a run started with a `cwd` in a kept
  * worktree, or the children of a pi the child started there (a nested child). Every run cadre
- * starts, isolated or not, in any process, writes a use record in the repository's common git
- * directory (`<common>/cadre-users/<run id>-<pid>.json`: its owner and the directories it works
- * in) and deletes it when it ends. Before removing a worktree — at a run's end, in recovery, in
- * `clean`, when the pool takes one back or clears one — cadre asks `liveUsers`: a record whose
- * owner still runs (or runs on a host cadre cannot check) and that works inside the worktree keeps
- * it. A record whose owner is gone is deleted on sight.
+ * starts in a linked working tree, isolated or not, in any process, writes a use record in the
+ * repository's common git directory (`<common>/cadre-users/<run id>-<pid>.json`: its owner and the
+ * directories it works in) and deletes it when it ends. Before removing a worktree — at a run's
+ * end, in recovery, in `clean`, when the pool takes one back or clears one — cadre asks
+ * `liveUsers`: a record whose owner still runs (or runs on a host cadre cannot check) and that
+ * works inside the worktree keeps it. A record whose owner is gone is deleted on sight.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,8 +33,10 @@ export function usersReason(users: WorktreeUser[]): string {
 
 /**
  * Records that run `runId` of this process works in `dirs`; returns the release (deletes the
- * record; safe to call twice). Directories outside any git repository record nothing. `found`
- * hears the working tree's top of each directory as looked up (null outside one).
+ * record; safe to call twice). Only directories in a linked working tree are recorded: cadre
+ * removes nothing else, so a run in the repository's main working tree (the usual spawn) or
+ * outside any repository writes nothing (issue 28: no write on the spawn path). `found` hears the
+ * working tree's top of each directory as looked up (null outside one).
  */
 export async function registerUse(runId: string, dirs: string[], found?: (dir: string, root: string | null) => void): Promise<() => void> {
 	const byCommon = new Map<string, string[]>();
@@ -42,7 +44,7 @@ export async function registerUse(runId: string, dirs: string[], found?: (dir: s
 	for (const dir of new Set(dirs)) {
 		const repo = await repoFacts(dir);
 		found?.(dir, repo.ok ? repo.facts.root : null);
-		if (!repo.ok) continue;
+		if (!repo.ok || !repo.facts.linked) continue;
 		const list = byCommon.get(repo.facts.commonDir) ?? [];
 		list.push(realOrNearest(dir));
 		byCommon.set(repo.facts.commonDir, list);

@@ -4,7 +4,7 @@
  * recovery and the pool's clean; once that process is gone, or its run ended, the worktree goes.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import { clearGitFactsCache } from "../../src/isolation/git.ts";
 import { cleanCadreWorktrees } from "../../src/isolation/worktree-admin.ts";
 import { createWorktree } from "../../src/isolation/worktree.ts";
 import { finishWorktree } from "../../src/isolation/worktree-finish.ts";
-import { liveUsers } from "../../src/isolation/worktree-users.ts";
+import { liveUsers, registerUse } from "../../src/isolation/worktree-users.ts";
 import { nodeBinary } from "../support/cli.ts";
 import { childRun } from "./support/child.ts";
 import { git, makeRepo, pooled, type TestRepo } from "./support/repo.ts";
@@ -108,5 +108,21 @@ describe("a worktree a live run still uses", () => {
 		expect(cleaned.ok && cleaned.pool.kept.find((k) => k.path === poolPath)?.reason).toContain("in-pool");
 		expect(existsSync(poolPath)).toBe(true);
 		await stop(other, "SIGKILL");
+	});
+
+	it("a run in the repository's main working tree writes no use record (cadre never removes it); one in a linked worktree does", async () => {
+		const repo = makeRepo({ "a.txt": "a\n" });
+		const records = () => (existsSync(join(repo.root, ".git", "cadre-users")) ? readdirSync(join(repo.root, ".git", "cadre-users")) : []);
+		mkdirSync(join(repo.root, "sub"));
+		const release = await registerUse("main-run", [repo.root, join(repo.root, "sub")]);
+		expect(records()).toEqual([]);
+		release();
+		const outcome = await createWorktree({ runId: "linked", parentCwd: repo.root, agentDir: repo.agentDir, settings: pooled(0) });
+		if (outcome.kind !== "worktree") throw new Error(JSON.stringify(outcome));
+		const inLinked = await registerUse("linked-run", [outcome.handle.worktreePath, repo.root]);
+		expect(records()).toEqual([`linked-run-${process.pid}.json`]);
+		expect(liveUsers(join(repo.root, ".git"), outcome.handle.worktreePath).map((u) => u.runId)).toEqual(["linked-run"]);
+		inLinked();
+		expect(records()).toEqual([]);
 	});
 });
