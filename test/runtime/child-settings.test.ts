@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { childSettings } from "../../src/runtime/pi/child-settings.ts";
+import { childSettings, childSettingsManager } from "../../src/runtime/pi/child-settings.ts";
 import { statOf } from "../../src/runtime/stat-key.ts";
 
 const pastRacyWindow = () => new Promise((resolve) => setTimeout(resolve, 150));
@@ -42,6 +42,24 @@ describe("a child's settings", () => {
 		mkdirSync(join(cwd, ".pi"));
 		writeFileSync(join(cwd, ".pi", "settings.json"), JSON.stringify({ defaultThinkingLevel: "high" }));
 		expect(await level()).toBe("high");
+	});
+});
+
+describe("a child's settings manager", () => {
+	it("holds a copy: what one child changes, neither its siblings nor the settings read see", async () => {
+		const root = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "child-settings-"));
+		const agentDir = join(root, "agent");
+		mkdirSync(agentDir);
+		writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ defaultThinkingLevel: "low", defaultModel: "m1" }));
+		const one = childSettingsManager(root, agentDir, true);
+		const two = childSettingsManager(root, agentDir, true);
+		one.setDefaultModel("changed");
+		one.setDefaultThinkingLevel("high");
+		expect(one.getDefaultModel()).toBe("changed");
+		expect(two.getDefaultModel()).toBe("m1");
+		expect(two.getDefaultThinkingLevel()).toBe("low");
+		expect(childSettings(root, agentDir, true).defaultModel).toBe("m1");
+		expect(childSettings(root, agentDir, true).defaultThinkingLevel).toBe("low");
 	});
 });
 

@@ -28,7 +28,7 @@ export function childSettings(cwd: string, agentDir: string, projectTrusted: boo
 	return hit.settings;
 }
 
-/** A child's settings manager, in memory, over a copy of the settings checked now. */
+/** A child's settings manager, in memory, over a copy of the settings checked now (pi's `inMemory` copies them). */
 export function childSettingsManager(cwd: string, agentDir: string, projectTrusted: boolean): SettingsManager {
-	return SettingsManager.inMemory(structuredClone(childSettings(cwd, agentDir, projectTrusted)), { projectTrusted });
+	return SettingsManager.inMemory(childSettings(cwd, agentDir, projectTrusted), { projectTrusted });
 }
