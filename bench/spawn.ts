@@ -10,7 +10,8 @@
  * `BENCH_ONLY=depth` prints only that; `BENCH_ONLY=interleaved` only the alternating rounds). `BENCH_N` sets the spawn count (default 100). All with
  * pi-ai's faux model, offline. cadre's parents keep no request log (`keepRequests: false`): the
  * test harness's log holds pi's copy of the whole conversation per request, hundreds of MB over a
- * run, whose garbage collection would be billed to cadre's spawns.
+ * run, whose garbage collection would be billed to cadre's spawns; the measured ones keep no
+ * events either (`keepEvents: false`: the harness's listener on every lifecycle event).
  */
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
@@ -89,6 +90,7 @@ async function cadreParent(extensions: boolean): Promise<SpawningParent> {
 	let pendingChildRequest = false;
 	const parent = await createParent({
 		keepRequests: false,
+		keepEvents: false,
 		agentExtensions: extensions ? { "a.ts": EXTENSION(1), "b.ts": EXTENSION(2), "c.ts": EXTENSION(3) } : undefined,
 		extensionFactories: [
 			(pi) => {

@@ -130,6 +130,11 @@ export interface ParentOptions {
 	 * kept request holds pi's copy of the whole conversation, a cost of the harness, not of cadre.
 	 */
 	keepRequests?: boolean;
+	/**
+	 * Record cadre's lifecycle events in `events` (default true). The benches turn it off: a
+	 * listener on every event, keeping every payload, is the harness's, not cadre's.
+	 */
+	keepEvents?: boolean;
 }
 
 /** Holds pi's full availability passes (they list the credential store) until released. */
@@ -233,6 +238,7 @@ export async function createParent(options: ParentOptions): Promise<Parent> {
 		pi.events.on(SERVICE_READY, (value) => {
 			service = value as CadreService;
 		});
+		if (options.keepEvents === false) return;
 		for (const name of ["cadre:created", "cadre:started", "cadre:completed", "cadre:failed", "cadre:steered"]) {
 			pi.events.on(name, (payload) => events.push({ name, payload: payload as Record<string, unknown> }));
 		}
