@@ -7,11 +7,12 @@
  * the parent's stored tool result per child (the message as pi keeps it, JSON), each against the
  * floor (for the result: the child's answer as a bare extension's tool returns it, no details).
  * Beside them, spawn overhead at depth 2 (a lead child spawns) against depth 1 (issue 21;
- * `BENCH_ONLY=depth` prints only that; `BENCH_ONLY=interleaved` only the alternating rounds). `BENCH_N` sets the spawn count (default 100). All with
- * pi-ai's faux model, offline. cadre's parents keep no request log (`keepRequests: false`): the
- * test harness's log holds pi's copy of the whole conversation per request, hundreds of MB over a
- * run, whose garbage collection would be billed to cadre's spawns; the measured ones keep no
- * events either (`keepEvents: false`: the harness's listener on every lifecycle event).
+ * `BENCH_ONLY=depth` prints only that; `BENCH_ONLY=interleaved` only the alternating rounds).
+ * `BENCH_N` sets the spawn count (default 100). All with pi-ai's faux model, offline. cadre's
+ * parents keep no request log (`keepRequests: false`): the test harness's log holds pi's copy of
+ * the whole conversation per request, hundreds of MB over a run, whose garbage collection would be
+ * billed to cadre's spawns; the measured ones keep no events either (`keepEvents: false`: the
+ * harness's listener on every lifecycle event).
  */
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";

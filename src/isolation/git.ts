@@ -12,6 +12,7 @@ import { setPriority } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { readFileUnder } from "../files/read-confined.ts";
 import { statOf } from "../runtime/stat-key.ts";
+import { realOrNearest } from "./file-tree.ts";
 
 /** What one git invocation produced. */
 export interface GitResult {
@@ -172,10 +173,7 @@ function gitMarkers(dir: string): string[] {
 
 /** Whether none of `paths` exists (an error other than "not there" counts as existing). */
 function noneExist(paths: readonly string[]): boolean {
-	return paths.every((path) => {
-		const found = statOf(path);
-		return found === "ENOENT" || found === "ENOTDIR";
-	});
+	return paths.every((path) => statOf(path) === "ENOENT");
 }
 
 /**
@@ -206,15 +204,6 @@ export async function repoFacts(cwd: string): Promise<{ ok: true; facts: RepoFac
 	return { ok: true, facts: result };
 }
 
-/** The real path of `path`, or `path` when it has none. */
-function realOrSame(path: string): string {
-	try {
-		return realpathSync(path);
-	} catch {
-		return path;
-	}
-}
-
 async function detectRepoFacts(cwd: string): Promise<RepoFacts | GitFactsFailure> {
 	let result: GitResult;
 	try {
@@ -239,7 +228,7 @@ async function detectRepoFacts(cwd: string): Promise<RepoFacts | GitFactsFailure
 	}
 	const rel = relative(root, realCwd);
 	const prefix = rel.startsWith("..") || isAbsolute(rel) ? "" : rel.split(sep).join("/");
-	return { root, gitDir, commonDir, prefix, linked: realOrSame(gitDir) !== realOrSame(commonDir) };
+	return { root, gitDir, commonDir, prefix, linked: realOrNearest(gitDir) !== realOrNearest(commonDir) };
 }
 
 /**
