@@ -12,6 +12,7 @@ import { finish } from "./finish.ts";
 import { save } from "./persistence.ts";
 import { type Internal, newRunId, type RegistryState, ZERO_USAGE } from "./state.ts";
 import type { ProgressListener, RunRecord, SpawnPlan } from "./types.ts";
+import { addRun } from "./tree.ts";
 
 /** How a run is spawned (see `RunRegistry.spawn`). */
 export interface SpawnOptions {
@@ -166,7 +167,7 @@ export async function spawnRun(registry: RegistryState, plan: SpawnPlan, spawnOp
 	const internal = newInternal(record, plan, prepared.cwd ?? plan.cwd, spawnOptions);
 	internal.reserved = reserved;
 	const done = internal.done;
-	registry.runs.set(record.id, internal);
+	addRun(registry, internal);
 	save(registry, internal);
 	registry.options.emit("cadre:created", eventPayload(record));
 	changed(registry, record);

@@ -57,6 +57,8 @@ export interface RegistryState {
 	options: RunRegistryOptions;
 	/** This process's runs, in creation order. */
 	runs: Map<string, Internal>;
+	/** The runs each run spawned, in creation order (kept with `runs`: a run's end looks up its subtree). */
+	children: Map<string, Internal[]>;
 	/** Runs of earlier processes of this parent session (listed, fetched, resumed; never driven). */
 	earlier: Map<string, RunRecord>;
 	records: RecordWriter | undefined;
@@ -82,6 +84,7 @@ export function createRegistryState(options: RunRegistryOptions): RegistryState 
 	return {
 		options,
 		runs: new Map(),
+		children: new Map(),
 		earlier: new Map((options.earlier ?? []).map((run) => [run.id, run])),
 		records: options.records,
 		progressSaveMs: options.progressSaveMs ?? 2000,

@@ -10,7 +10,17 @@ import type { RunRecord } from "./types.ts";
 
 /** The runs `id` spawned, in creation order. */
 export function childrenOf(registry: RegistryState, id: string): Internal[] {
-	return [...registry.runs.values()].filter((internal) => internal.record.parentId === id);
+	return [...(registry.children.get(id) ?? [])];
+}
+
+/** Adds a new run to the registry, and to its spawner's children. */
+export function addRun(registry: RegistryState, internal: Internal): void {
+	registry.runs.set(internal.record.id, internal);
+	const parentId = internal.record.parentId;
+	if (parentId === null) return;
+	const siblings = registry.children.get(parentId);
+	if (siblings) siblings.push(internal);
+	else registry.children.set(parentId, [internal]);
 }
 
 /** Every run below `id` (children first, then theirs), bounded by the registry's size. */
