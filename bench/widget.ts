@@ -46,11 +46,19 @@ function runs(at: number): RunRecord[] {
 	});
 }
 
-function renderTimes(): number[] {
+/** `count` runs that ended an hour before `at` (a long session's history: none is shown). */
+function ended(at: number, count: number): RunRecord[] {
+	return Array.from({ length: count }, (_, i) =>
+		record({ id: `old-${i.toString(36).padStart(6, "0")}`, description: `earlier task ${i}`, state: "completed", createdAt: at - 3_700_000 + i, startedAt: at - 3_700_000 + i, endedAt: at - 3_600_000 }),
+	);
+}
+
+/** One update over the runs of the process as the registry lists them (`own`, ui/index.ts), after `history` ended runs. */
+function renderTimes(history = 0, renders = RENDERS): number[] {
 	const at = Date.now();
-	const records = runs(at);
+	const records = [...ended(at, history), ...runs(at)];
 	const samples: number[] = [];
-	for (let i = 0; i < RENDERS; i++) {
+	for (let i = 0; i < renders; i++) {
 		const start = now();
 		// With the spinner: each running row picks its frame from the clock.
 		widgetLines(widgetSnapshot(records, "background", at + i), WIDTH, style, at + i * 50);
@@ -104,6 +112,9 @@ renderTimes();
 floorTimes();
 const render = renderTimes();
 const floor = floorTimes();
+const HISTORY = 2000;
+renderTimes(HISTORY, 50);
+const long = renderTimes(HISTORY, 200);
 const flood = await updatesPerSecond();
 const perChange = changeCost();
 
@@ -111,6 +122,7 @@ const p50 = pct(render, 50);
 const us = (value: number) => `${(value * 1000).toFixed(1)} µs`;
 console.log(`widget render, ${RUNS} runs at ${WIDTH} columns: p50 ${us(p50)}, p95 ${us(pct(render, 95))} (target ≤ 1 ms: ${p50 <= 1 ? "met" : "MISSED"})`);
 console.log(`floor (the same lines ready-made, measured and cut to the width): p50 ${us(pct(floor, 50))}; widget/floor ${(p50 / pct(floor, 50)).toFixed(1)}×`);
+console.log(`the same ${RUNS} runs after ${HISTORY} ended ones (a long session): p50 ${us(pct(long, 50))}; ×${(pct(long, 50) / p50).toFixed(2)} of ${RUNS} alone (target ≤ 1.5)`);
 const rate = flood.updates / flood.seconds;
 console.log(`updates under a flood of ${(flood.changes / flood.seconds).toFixed(0)} changes/s: ${rate.toFixed(1)}/s (target ≤ 10: ${rate <= 10.5 ? "met" : "MISSED"})`);
 console.log(`one change reported by a run (the spawn path's share): ${perChange.toFixed(1)} ns`);

@@ -5,17 +5,26 @@
  */
 import type { RunRecord } from "./runs.ts";
 
-/**
- * `runs` with each run followed by its descendants (children in creation order); runs whose
- * parent is not among them start a tree of their own, in creation order.
- */
-export function inTreeOrder<T extends Pick<RunRecord, "id" | "createdAt"> & { parentId?: string | null }>(runs: readonly T[]): T[] {
+/** `runs` grouped under the id of the run that spawned each (null: a root here), in creation order. */
+function byParentOf<T extends Pick<RunRecord, "id" | "createdAt"> & { parentId?: string | null }>(runs: readonly T[]): Map<string | null, T[]> {
 	const ids = new Set(runs.map((run) => run.id));
 	const byParent = new Map<string | null, T[]>();
 	for (const run of [...runs].sort((a, b) => a.createdAt - b.createdAt)) {
 		const parent = run.parentId && ids.has(run.parentId) && run.parentId !== run.id ? run.parentId : null;
-		byParent.set(parent, [...(byParent.get(parent) ?? []), run]);
+		const siblings = byParent.get(parent);
+		if (siblings) siblings.push(run);
+		else byParent.set(parent, [run]);
 	}
+	return byParent;
+}
+
+/**
+ * `runs` with each run followed by its descendants (children in creation order); runs whose
+ * parent is not among them start a tree of their own, in creation order. O(n log n): a long
+ * session's history is in every TUI update.
+ */
+export function inTreeOrder<T extends Pick<RunRecord, "id" | "createdAt"> & { parentId?: string | null }>(runs: readonly T[]): T[] {
+	const byParent = byParentOf(runs);
 	const ordered: T[] = [];
 	const seen = new Set<string>();
 	const visit = (run: T) => {
@@ -35,15 +44,30 @@ export function treeIndent(depth: number | undefined): string {
 	return "  ".repeat(Math.max(0, (depth ?? 1) - 1));
 }
 
-/** `3 below: 2 running, 1 queued` for a run with descendants among `runs`; null without any. */
-export function collapsedCounts(run: Pick<RunRecord, "id">, runs: readonly Pick<RunRecord, "id" | "state" | "parentId">[]): string | null {
+/** The children of each run among some runs (by `parentId`), for {@link collapsedCounts} over many runs. */
+export type ChildIndex = ReadonlyMap<string, readonly Pick<RunRecord, "id" | "state" | "parentId">[]>;
+
+/** The runs among `runs` that each run spawned. */
+export function childIndex(runs: readonly Pick<RunRecord, "id" | "state" | "parentId">[]): ChildIndex {
+	const index = new Map<string, Pick<RunRecord, "id" | "state" | "parentId">[]>();
+	for (const run of runs) {
+		if (!run.parentId) continue;
+		const siblings = index.get(run.parentId);
+		if (siblings) siblings.push(run);
+		else index.set(run.parentId, [run]);
+	}
+	return index;
+}
+
+/** `3 below: 2 running, 1 queued` for a run with descendants among `runs` (or their {@link childIndex}); null without any. */
+export function collapsedCounts(run: Pick<RunRecord, "id">, runs: readonly Pick<RunRecord, "id" | "state" | "parentId">[] | ChildIndex): string | null {
+	const index = runs instanceof Map ? (runs as ChildIndex) : childIndex(runs as readonly Pick<RunRecord, "id" | "state" | "parentId">[]);
 	const below: Pick<RunRecord, "state">[] = [];
 	const frontier = [run.id];
 	const seen = new Set(frontier);
-	while (frontier.length > 0) {
-		const parent = frontier.shift();
-		for (const child of runs) {
-			if (child.parentId !== parent || seen.has(child.id)) continue;
+	for (let parent = frontier.pop(); parent !== undefined; parent = frontier.pop()) {
+		for (const child of index.get(parent) ?? []) {
+			if (seen.has(child.id)) continue;
 			seen.add(child.id);
 			below.push(child);
 			frontier.push(child.id);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { childListLines, listedRuns } from "../../src/hosts/pi/ui/child-list.ts";
-import { collapsedCounts, inTreeOrder, treeIndent } from "../../src/runtime/run-tree.ts";
+import { childIndex, collapsedCounts, inTreeOrder, treeIndent } from "../../src/runtime/run-tree.ts";
 import { viewOfRecord } from "../../src/hosts/pi/ui/run-view.ts";
 import { runsViewLines } from "../../src/hosts/pi/ui/runs-view.ts";
 import { plainStyle } from "../../src/hosts/pi/ui/text.ts";
@@ -37,6 +37,21 @@ describe("tree order", () => {
 		expect([treeIndent(1), treeIndent(2), treeIndent(3), treeIndent(undefined)]).toEqual(["", "  ", "    ", ""]);
 		expect(collapsedCounts({ id: "lead-1" }, tree())).toBe("3 below: 2 running, 1 queued");
 		expect(collapsedCounts({ id: "other-1" }, tree())).toBeNull();
+		// The widget counts over one index of the runs (a long session's history is scanned once per update).
+		const index = childIndex(tree());
+		expect(collapsedCounts({ id: "lead-1" }, index)).toBe("3 below: 2 running, 1 queued");
+		expect(collapsedCounts({ id: "explore-a" }, index)).toBe("1 below: 1 running");
+		expect(collapsedCounts({ id: "deep-1" }, index)).toBeNull();
+	});
+
+	it("keeps a run's place among many siblings: creation order, each child under its parent", () => {
+		// Listed newest first; every third run spawned by r0.
+		const runs = Array.from({ length: 300 }, (_, i) => record({ id: `r${i}`, parentId: i % 3 === 2 ? "r0" : null, createdAt: i })).reverse();
+		const order = inTreeOrder(runs).map((run) => run.id);
+		const spawned = Array.from({ length: 100 }, (_, k) => `r${3 * k + 2}`);
+		expect(order.slice(0, 101)).toEqual(["r0", ...spawned]);
+		expect(order.slice(101, 104)).toEqual(["r1", "r3", "r4"]);
+		expect(new Set(order).size).toBe(300);
 	});
 });
 

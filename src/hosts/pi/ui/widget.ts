@@ -10,7 +10,7 @@
 import type { Component, TUI } from "@earendil-works/pi-tui";
 import type { RunRecord } from "../../../runtime/runs.ts";
 import type { LiveFeed } from "./live-feed.ts";
-import { collapsedCounts, inTreeOrder } from "../../../runtime/run-tree.ts";
+import { childIndex, collapsedCounts, inTreeOrder } from "../../../runtime/run-tree.ts";
 import { LinesComponent } from "./lines-component.ts";
 import { isEnded, type RunView, statsParts, viewOfRecord } from "./run-view.ts";
 import { liveIcon, SPINNER_MS } from "./spinner.ts";
@@ -49,8 +49,9 @@ export function widgetSnapshot(runs: readonly RunRecord[], mode: WidgetMode, now
 	// One order for running and finished rows: a run that ends stays where it was.
 	// A nested run sits under its parent (issue 21): tree order keeps rows in place too.
 	const shownRuns = inTreeOrder(scoped.filter((run) => run.state === "running" || (isEnded(run.state) && run.endedAt !== null && now - run.endedAt < lingerMs)));
+	const children = childIndex(runs);
 	return {
-		rows: shownRuns.map((run) => ({ ...viewOfRecord(run, now), below: collapsedCounts(run, runs) })),
+		rows: shownRuns.map((run) => ({ ...viewOfRecord(run, now), below: collapsedCounts(run, children) })),
 		queued: scoped.filter((run) => run.state === "queued").length,
 		running: running.length,
 	};
