@@ -8,13 +8,15 @@
  * floor (for the result: the child's answer as a bare extension's tool returns it, no details).
  * Beside them, spawn overhead at depth 2 (a lead child spawns) against depth 1 (issue 21;
  * `BENCH_ONLY=depth` prints only that; `BENCH_ONLY=interleaved` only the alternating rounds).
+ * `BENCH_REPO=1` puts the interleaved cadre parent in a git repository (the full run prints both).
  * `BENCH_N` sets the spawn count (default 100). All with pi-ai's faux model, offline. cadre's
  * parents keep no request log (`keepRequests: false`): the test harness's log holds pi's copy of
  * the whole conversation per request, hundreds of MB over a run, whose garbage collection would be
  * billed to cadre's spawns; the measured ones keep no events either (`keepEvents: false`: the
  * harness's listener on every lifecycle event).
  */
-import { mkdtempSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -75,6 +77,17 @@ function storedResultChars(messages: readonly unknown[]): { resultChars: number;
  */
 const pastRacyWindow = () => new Promise((resolve) => setTimeout(resolve, 150));
 
+/** A project in a git repository with one commit (where users spawn from). */
+function gitProject(): string {
+	const dir = mkdtempSync(join(root, "repo-"));
+	const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
+	git("init", "-q");
+	writeFileSync(join(dir, "README.md"), "bench\n");
+	git("add", ".");
+	git("-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "init");
+	return dir;
+}
+
 /** A parent measured by spawning: `spawn` runs one parent turn whose `subagent` call starts one child. */
 interface SpawningParent {
 	spawn(i: number): Promise<void>;
@@ -84,12 +97,13 @@ interface SpawningParent {
 	dispose(): void;
 }
 
-/** A real cadre parent whose model calls `subagent` once per turn (with 3 parent extensions in the child, or none). */
-async function cadreParent(extensions: boolean): Promise<SpawningParent> {
+/** A real cadre parent whose model calls `subagent` once per turn (with 3 parent extensions in the child, or none), in a plain directory or a git repository. */
+async function cadreParent(extensions: boolean, inRepo = false): Promise<SpawningParent> {
 	const samples: number[] = [];
 	let started = 0;
 	let pendingChildRequest = false;
 	const parent = await createParent({
+		cwd: inRepo ? gitProject() : undefined,
 		keepRequests: false,
 		keepEvents: false,
 		agentExtensions: extensions ? { "a.ts": EXTENSION(1), "b.ts": EXTENSION(2), "c.ts": EXTENSION(3) } : undefined,
@@ -268,10 +282,12 @@ async function floorExtension(count: number): Promise<number[]> {
 /**
  * cadre and the extension floor measured in alternating rounds of 10 spawns, both parents alive
  * throughout: a machine that speeds up or slows down during the run (a shared VM does) moves
- * both the same way, so their ratio holds where two sequential runs drift apart.
+ * both the same way, so their ratio holds where two sequential runs drift apart. `inRepo`: the
+ * cadre parent works in a git repository, where users spawn from (what cadre does there beside
+ * what it does anywhere, e.g. a receipt's look at the tree, shows).
  */
-async function interleaved(count: number): Promise<{ cadre: number[]; floor: number[] }> {
-	const parents = { cadre: await cadreParent(false), floor: await floorExtensionParent(count) };
+async function interleaved(count: number, inRepo = false): Promise<{ cadre: number[]; floor: number[] }> {
+	const parents = { cadre: await cadreParent(false, inRepo), floor: await floorExtensionParent(count) };
 	for (let i = 0; i < 5; i++) for (const parent of Object.values(parents)) await parent.spawn(i);
 	await pastRacyWindow();
 	const warm = { cadre: parents.cadre.samples.length, floor: parents.floor.samples.length };
@@ -413,9 +429,9 @@ async function printDepth(count: number) {
 	console.log(`  depth 2 (a lead child spawns):     p50 ${ms(pct(two, 50))}  p95 ${ms(pct(two, 95))}`);
 	console.log(`  depth 2 p50 / depth 1 p50: ×${(pct(two, 50) / pct(one, 50)).toFixed(2)}  (target ≤ 1.5)`);
 }
-const alternating = await interleaved(N);
+const alternating = await interleaved(N, process.env.BENCH_REPO === "1");
 if (process.env.BENCH_ONLY === "interleaved") {
-	console.log(`interleaved, ${N} spawns each: cadre p50 ${ms(pct(alternating.cadre, 50))}, extension floor p50 ${ms(pct(alternating.floor, 50))}: ×${(pct(alternating.cadre, 50) / pct(alternating.floor, 50)).toFixed(2)}  (target ≤ 1.5)`);
+	console.log(`interleaved${process.env.BENCH_REPO === "1" ? " in a git repository" : ""}, ${N} spawns each: cadre p50 ${ms(pct(alternating.cadre, 50))}, extension floor p50 ${ms(pct(alternating.floor, 50))}: ×${(pct(alternating.cadre, 50) / pct(alternating.floor, 50)).toFixed(2)}  (target ≤ 1.5)`);
 	process.exit(0);
 }
 const floorSamples = await floor(N);
@@ -431,6 +447,8 @@ console.log(`  cadre p50 / floor p50: ×${(pct(bare, 50) / pct(floorSamples, 50)
 console.log(
 	`  interleaved (rounds of 10, both parents alive): cadre p50 ${ms(pct(alternating.cadre, 50))}, extension floor p50 ${ms(pct(alternating.floor, 50))}: ×${(pct(alternating.cadre, 50) / pct(alternating.floor, 50)).toFixed(2)}  (target ≤ 1.5)`,
 );
+const inRepo = process.env.BENCH_REPO === "1" ? alternating : await interleaved(N, true);
+console.log(`  the same, the cadre parent in a git repository: cadre p50 ${ms(pct(inRepo.cadre, 50))}, extension floor p50 ${ms(pct(inRepo.floor, 50))}: ×${(pct(inRepo.cadre, 50) / pct(inRepo.floor, 50)).toFixed(2)}  (target ≤ 1.5)`);
 const { cadre: own, floor: base } = costs;
 if (own && base) {
 	console.log(`file-system calls per spawn cycle (sync + async, fs-counter.ts; target ≤ 40):`);

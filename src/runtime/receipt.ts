@@ -44,6 +44,11 @@ const COMMAND_CHARS = 300;
 /** Collects a receipt from a child's events while it runs. */
 export interface ReceiptCollector {
 	onEvent(event: ChildEvent): void;
+	/**
+	 * What the child's call of `toolName` waits for before it runs: the first call that can change
+	 * a file takes the tree's `git status` first (null: nothing to wait for).
+	 */
+	beforeTool(toolName: string): Promise<void> | null;
 	/** The receipt at the run's end; `isolation` is the run's isolation report (its `diffStat` when isolated). */
 	finish(isolation: Record<string, unknown> | null): Promise<Receipt>;
 }
@@ -103,9 +108,16 @@ function toolPath(args: unknown): string | null {
 	return typeof path === "string" && path !== "" ? path.replace(/^@/, "") : null;
 }
 
+/** The tools that change no file: a child that calls only these runs no `git` for its receipt. */
+const NON_CHANGING_TOOLS = new Set(["read", "grep", "find", "ls", "submit_result", "get_subagent_result"]);
+
 /**
- * Starts collecting for a child working in `cwd`; takes `git status` there first (non-isolated runs
- * compare against it). `rootOf` finds the working tree's top (default: asks git each time).
+ * Starts collecting for a child working in `cwd`. A non-isolated run compares the tree's `git
+ * status` at its end with the one taken before its first call that can change a file (issue 28:
+ * not at the start — a `git` subprocess costs the parent's main thread milliseconds, and the child
+ * changes nothing before such a call; the call waits for it through `beforeTool`, or, for a child
+ * that does not wait, it is taken when the call starts). `rootOf` finds the working tree's top
+ * (default: asks git each time).
  */
 export function createReceiptCollector(cwd: string, isolated: boolean, rootOf: RepoRootOf = askGit): ReceiptCollector {
 	const toolUses: Record<string, number> = {};
@@ -114,10 +126,16 @@ export function createReceiptCollector(cwd: string, isolated: boolean, rootOf: R
 	let commandCount = 0;
 	let failedCommands = 0;
 	const written = new Set<string>();
-	const before = isolated ? Promise.resolve(null) : statusOf(cwd, rootOf);
+	/** The tree's status before the child's first call that can change a file; null until then. */
+	let before: Promise<Awaited<ReturnType<typeof statusOf>>> | null = null;
+	const look = (toolName: string) => (isolated || NON_CHANGING_TOOLS.has(toolName) ? null : (before ??= statusOf(cwd, rootOf)));
 	return {
+		beforeTool(toolName) {
+			return look(toolName)?.then(() => undefined) ?? null;
+		},
 		onEvent(event) {
 			if (event.type === "tool_start") {
+				look(event.toolName);
 				toolUses[event.toolName] = (toolUses[event.toolName] ?? 0) + 1;
 				if (event.toolName === "write" || event.toolName === "edit") {
 					const path = toolPath(event.args);
@@ -145,7 +163,7 @@ export function createReceiptCollector(cwd: string, isolated: boolean, rootOf: R
 			const base = { commands: commands.map((c) => ({ ...c })), commandCount, failedCommands, toolUses: { ...toolUses } };
 			const diff = (isolation?.diffStat as { files?: ReceiptFile[] } | null | undefined)?.files;
 			if (isolated && Array.isArray(diff)) return { filesFrom: "worktree-diff", files: diff.map((f) => ({ path: f.path, added: f.added, removed: f.removed })), ...base };
-			// Outside a repository at the start, the receipt is the tool calls' (no status to compare with).
+			// Outside a repository, or no call that can change a file: the receipt is the tool calls' (no status to compare).
 			const was = await before;
 			const now = was ? await statusOf(cwd, rootOf) : null;
 			if (!was || !now) return { filesFrom: "tool-calls", files: [...written].map((path) => ({ path, added: null, removed: null })), ...base };

@@ -1,7 +1,8 @@
 /**
  * The call-time guard on its own: a child session whose pi tool list holds a tool the guard
  * refuses (the case pi's allowlist does not cover, e.g. a tool activated behind pi's back) blocks
- * the call with cadre's reason, and the tool never runs.
+ * the call with cadre's reason, and the tool never runs. A call it lets through waits for what
+ * the run set with `beforeTools` (the receipt's look at the tree) before it runs.
  */
 import { existsSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
@@ -51,5 +52,46 @@ describe("call-time guard", () => {
 		expect(refused).toEqual(["write"]);
 		expect(seen).toContain("cadre refuses write");
 		expect(existsSync(join(cwd, "x.txt"))).toBe(false);
+	});
+
+	it("holds an allowed call until what beforeTools set has settled", async () => {
+		const agentDir = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "guard-"));
+		const cwd = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "guard-cwd-"));
+		const runtime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: join(agentDir, "models.json"), allowModelNetwork: false });
+		const faux = fauxProvider({ provider: "faux", models: [{ id: "m" }] });
+		runtime.registerNativeProvider(faux.provider);
+		faux.setResponses(
+			Array.from({ length: 10 }, () => (context: never) =>
+				describeTurn(context).step === 0 ? fauxAssistantMessage([fauxToolCall("write", { path: "x.txt", content: "yes" })], { stopReason: "toolUse" }) : fauxAssistantMessage("ok"),
+			) as never,
+		);
+		const child = await createChildSession({
+			modelRuntime: runtime,
+			model: "faux/m",
+			thinkingLevel: "off",
+			cwd,
+			agentDir,
+			projectTrusted: false,
+			systemPrompt: '<active_agent name="t"/>',
+			skills: [],
+			tools: ["write"],
+			extensionPaths: [],
+			guard: () => null,
+			sessionDir: join(agentDir, "sessions"),
+		});
+		const asked: string[] = [];
+		let release = () => {};
+		const held = new Promise<void>((resolve) => (release = resolve));
+		child.beforeTools?.((name) => (asked.push(name), held));
+		const running = child.run("go");
+		for (let i = 0; i < 100 && asked.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+		expect(asked).toEqual(["write"]);
+		// held: the write has not run
+		await new Promise((resolve) => setTimeout(resolve, 30));
+		expect(existsSync(join(cwd, "x.txt"))).toBe(false);
+		release();
+		await running;
+		child.dispose();
+		expect(existsSync(join(cwd, "x.txt"))).toBe(true);
 	});
 });

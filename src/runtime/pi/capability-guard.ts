@@ -13,15 +13,21 @@ import { submitResultTool } from "./submit-result.ts";
 /** Decides whether a child may call a tool: null allows, a string is the refusal reason. */
 export type ToolGuard = (toolName: string) => string | null;
 
+/** What an allowed call waits for before it runs (set once the run knows it: the receipt's look at the tree); null: nothing. */
+export interface ToolWait {
+	wait: ((toolName: string) => Promise<void> | null) | null;
+}
+
 const GUARD_PATH = "<cadre:capability-guard>";
 
 /**
  * A hand-built extension holding the `tool_call` guard; it runs before every other handler. With
  * a turn limit, every tool call of the last allowed turn is blocked with `terminate`, so pi makes
  * no further model request (the hard `max_turns` ceiling). With an output schema it also holds
- * the child's `submit_result` tool, which the guard always lets through.
+ * the child's `submit_result` tool, which the guard always lets through. A call it lets through
+ * waits for `before` first.
  */
-export function guardExtension(guard: ToolGuard, turnLimit: number | null, result: { tool: ResultTool; state: StructuredState } | null): Extension {
+export function guardExtension(guard: ToolGuard, turnLimit: number | null, result: { tool: ResultTool; state: StructuredState } | null, before: ToolWait = { wait: null }): Extension {
 	let turns = 0;
 	const onTurnStart = async (...args: unknown[]) => {
 		turns++;
@@ -40,6 +46,7 @@ export function guardExtension(guard: ToolGuard, turnLimit: number | null, resul
 		if (turnLimit !== null && turns >= turnLimit && event.toolName !== SUBMIT_RESULT_TOOL) {
 			return { block: true, reason: `cadre: the turn limit (max_turns ${turnLimit}) is reached; give your final answer.`, terminate: true };
 		}
+		await before.wait?.(event.toolName);
 		return undefined;
 	};
 	return {

@@ -26,7 +26,7 @@ import { type ResultTool, SUBMIT_RESULT_TOOL } from "../structured-result.ts";
 import { limited } from "../budget-meter.ts";
 import { type BudgetGate, type BudgetGateState, type GateChildren, installBudgetGate } from "./budget-gate.ts";
 import { childSettingsManager } from "./child-settings.ts";
-import { guardExtension, type ToolGuard } from "./capability-guard.ts";
+import { guardExtension, type ToolGuard, type ToolWait } from "./capability-guard.ts";
 import { type ChildEvent, translate } from "./child-events.ts";
 import { type ChildMessage, childMessages } from "./conversation.ts";
 import { extensionErrorLog } from "./extension-errors.ts";
@@ -163,6 +163,8 @@ export interface ChildHandle {
 	 * children hold part of it), checked with its budget before each request.
 	 */
 	budgetRoom?(room: () => Budget | null, children?: GateChildren): void;
+	/** Each tool call the guard lets through waits for `wait(toolName)` before it runs (the receipt's look at the tree, issue 28). */
+	beforeTools?(wait: (toolName: string) => Promise<void> | null): void;
 }
 
 function splitModel(runtime: ModelRuntime, id: string) {
@@ -183,7 +185,8 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 	const model = splitModel(options.modelRuntime, options.model);
 	const settingsManager = childSettingsManager(options.settingsCwd ?? options.cwd, options.agentDir, options.projectTrusted);
 	const result = options.resultTool ? { tool: options.resultTool, state: { calls: 0, errors: null } as StructuredState } : null;
-	const guard = guardExtension(options.guard, options.turnLimit ?? null, result);
+	const toolWait: ToolWait = { wait: null };
+	const guard = guardExtension(options.guard, options.turnLimit ?? null, result, toolWait);
 	const errors = extensionErrorLog();
 	let extensions: LoadExtensionsResult;
 	if (options.extensionPaths.length === 0) {
@@ -225,10 +228,10 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 	// pi reports a handler that threw to this listener and goes on; the run's result names it.
 	if (options.extensionPaths.length > 0) await session.bindExtensions({ onError: (error) => errors.add({ ...error, path: error.extensionPath }) });
 	const gate = limited(options.budget) ? installBudgetGate(session, options.budget) : null;
-	return sessionHandle(session, result?.state ?? null, errors.list, gate);
+	return sessionHandle(session, result?.state ?? null, errors.list, gate, toolWait);
 }
 
-function sessionHandle(session: AgentSession, structured: StructuredState | null, diagnostics: () => Diagnostic[], gate: BudgetGate | null): ChildHandle {
+function sessionHandle(session: AgentSession, structured: StructuredState | null, diagnostics: () => Diagnostic[], gate: BudgetGate | null, toolWait: ToolWait): ChildHandle {
 	const turn = { n: 0 };
 	/** Steers pi has not queued yet (it runs input handlers first). */
 	const steering = new Set<Promise<unknown>>();
@@ -283,5 +286,8 @@ function sessionHandle(session: AgentSession, structured: StructuredState | null
 		diagnostics,
 		budget: () => gate?.state() ?? null,
 		budgetRoom: (room, children) => gate?.setRoom(room, children),
+		beforeTools: (wait) => {
+			toolWait.wait = wait;
+		},
 	};
 }

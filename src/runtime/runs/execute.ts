@@ -116,7 +116,10 @@ async function driveChild(registry: RegistryState, internal: Internal): Promise<
 	bindBudgetRoom(registry, internal, child);
 	const hooks = registry.isolation;
 	const rootOf = hooks.repoRoot ? (cwd: string) => hooks.repoRoot?.(run, cwd) ?? Promise.resolve(null) : undefined;
-	internal.receipt = createReceiptCollector(internal.cwd, run.isolation?.isolation === "worktree", rootOf);
+	const receipt = createReceiptCollector(internal.cwd, run.isolation?.isolation === "worktree", rootOf);
+	internal.receipt = receipt;
+	// The child's calls that can change a file wait for the receipt's look at the tree (issue 28).
+	child.beforeTools?.((toolName) => receipt.beforeTool(toolName));
 	run.transcript = child.transcript;
 	save(registry, internal);
 	if (internal.stopRequested || internal.aborted) {
