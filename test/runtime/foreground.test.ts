@@ -15,6 +15,31 @@ afterEach(() => {
 });
 
 describe("foreground spawn", () => {
+	it("tells the parent's tool call of the child's progress only when what it says changed", async () => {
+		const updates: string[] = [];
+		parent = await createParent({
+			extensionFactories: [
+				(pi) =>
+					pi.on("tool_execution_update", (event) => {
+						const text = (event.partialResult as { content?: { text?: string }[] } | undefined)?.content?.[0]?.text;
+						if (event.toolName === "subagent" && text) updates.push(text);
+					}),
+			],
+			script: (turn) => {
+				if (turn.agent === "explore") {
+					if (turn.step < 2) return fauxAssistantMessage([fauxToolCall("ls", { path: "." })], { stopReason: "toolUse" });
+					return fauxAssistantMessage("looked");
+				}
+				if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("subagent", { prompt: "look", description: "look around", subagent_type: "explore" })], { stopReason: "toolUse" });
+				return fauxAssistantMessage("parent done");
+			},
+		});
+		await parent.session.prompt("go");
+		expect(updates.length).toBeGreaterThan(2);
+		expect(updates.some((text) => /: tool ls, 1 turn, 1 tool use$/.test(text))).toBe(true);
+		expect(updates.filter((text, i) => i > 0 && text === updates[i - 1])).toEqual([]);
+	});
+
 	it("runs an explore child and returns its result, transcript and usage", async () => {
 		parent = await createParent({
 			script: (turn) => {

@@ -81,14 +81,16 @@ export function spawnToolDefinition(description: string, scopeOf: ScopeOf): AnyT
 		parameters: subagentParameters,
 		async execute(toolCallId: string, params: unknown, signal: AbortSignal | undefined, onUpdate: ((update: { content: { type: "text"; text: string }[]; details: undefined }) => void) | undefined, ctx: ExtensionContext) {
 			const scope = scopeOf(ctx);
+			// The tool call's progress line; pi is told only when it says something new (every child event reports).
+			let said = "";
 			const { run, done } = await scope.start(params as SpawnRequest, {
 				signal,
 				onProgress: (progress) => {
 					scope.onProgress?.(toolCallId, progress);
-					onUpdate?.({
-						content: [{ type: "text", text: `${progress.id}: ${progress.activity}, ${counted(progress.turns, "turn")}, ${counted(progress.toolUses, "tool use")}` }],
-						details: undefined,
-					});
+					const text = `${progress.id}: ${progress.activity}, ${counted(progress.turns, "turn")}, ${counted(progress.toolUses, "tool use")}`;
+					if (text === said) return;
+					said = text;
+					onUpdate?.({ content: [{ type: "text", text }], details: undefined });
 				},
 			});
 			if (run.background) {
