@@ -15,10 +15,11 @@ import {
 import { notificationText } from "../../src/runtime/result.ts";
 import { record } from "../runtime/record.ts";
 
-function fakePi(mode = "tui") {
+function fakePi(mode = "tui", preparingMs?: number) {
 	const sent: { message: NotificationMessage; options: SendOptions }[] = [];
 	const host = { idle: true, mode };
 	const notifier = createNotifier({
+		preparingMs,
 		send: (message, options) => {
 			sent.push({ message, options });
 			// pi starts a run at once when a triggering message arrives while idle.
@@ -41,6 +42,33 @@ describe("notifier", () => {
 		expect(sent).toHaveLength(1);
 		expect(sent[0]?.options).toEqual({ triggerTurn: true, deliverAs: "followUp" });
 		expect(sent[0]?.message.customType).toBe("cadre-notification");
+		expect(ids(0)).toEqual(["a"]);
+	});
+
+	it("holds a completion while a prompt is being prepared and joins it to that prompt's run", () => {
+		const { sent, host, notifier, ids } = fakePi();
+		notifier.promptPreparing();
+		// pi still looks idle: its input hooks and checks run before the run starts
+		notifier.completed(run("a"));
+		expect(sent).toHaveLength(0);
+		host.idle = false;
+		notifier.runStarting();
+		notifier.completed(run("b"));
+		expect(sent).toHaveLength(0);
+		notifier.turnStarted();
+		expect(sent).toHaveLength(1);
+		expect(sent[0]?.options).toEqual({ triggerTurn: true, deliverAs: "steer" });
+		expect(ids(0)).toEqual(["a", "b"]);
+	});
+
+	it("sends what a prepared prompt held when no run follows it (an input hook handled it)", async () => {
+		const { sent, notifier, ids } = fakePi("tui", 20);
+		notifier.promptPreparing();
+		notifier.completed(run("a"));
+		expect(sent).toHaveLength(0);
+		await new Promise((resolve) => setTimeout(resolve, 60));
+		expect(sent).toHaveLength(1);
+		expect(sent[0]?.options).toEqual({ triggerTurn: true, deliverAs: "followUp" });
 		expect(ids(0)).toEqual(["a"]);
 	});
 

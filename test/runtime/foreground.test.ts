@@ -19,11 +19,12 @@ describe("foreground spawn", () => {
 		const updates: string[] = [];
 		parent = await createParent({
 			extensionFactories: [
-				(pi) =>
+				(pi) => {
 					pi.on("tool_execution_update", (event) => {
 						const text = (event.partialResult as { content?: { text?: string }[] } | undefined)?.content?.[0]?.text;
 						if (event.toolName === "subagent" && text) updates.push(text);
-					}),
+					});
+				},
 			],
 			script: (turn) => {
 				if (turn.agent === "explore") {

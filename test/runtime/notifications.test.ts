@@ -181,6 +181,37 @@ describe("completion notifications", () => {
 		expectEachNotifiedOnce(parent);
 	});
 
+	it("a child that finishes while the user's prompt is being prepared joins that prompt's request (it starts no turn of its own)", async () => {
+		const gates = [gate()];
+		let preparing: Promise<void> | null = null;
+		// The user's prompt waits in pi's input hooks (an extension's, after cadre's) while the child finishes.
+		const slowInput = (pi: ExtensionAPI) => {
+			const done = gate();
+			pi.events.on("cadre:completed", () => done.open());
+			pi.on("input", async (event) => {
+				if (event.text !== "next") return { action: "continue" as const };
+				preparing = done.promise;
+				gates[0]?.open();
+				await preparing;
+				return { action: "continue" as const };
+			});
+		};
+		parent = await createParent({ extensionFactories: [slowInput], script: gatedScript(gates) });
+		await parent.session.prompt("go");
+		await parent.session.waitForIdle();
+		const before = parentRequests(parent).length;
+		await parent.session.prompt("next");
+		await parent.session.waitForIdle();
+		expect(preparing).not.toBeNull();
+		const id = idOf(parent, "task 0");
+		const after = parentRequests(parent).slice(before);
+		expect(after).toHaveLength(1);
+		const seen = JSON.stringify(after[0]?.messages);
+		expect(seen).toContain(`finished: ${id} (completed)`);
+		expect(seen).toContain("next");
+		expectEachNotifiedOnce(parent);
+	});
+
 	it("a child fetched with get_subagent_result before delivery is left out of the message", async () => {
 		parent = await createParent({
 			extensionFactories: [waitForCompletions],

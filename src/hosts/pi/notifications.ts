@@ -6,13 +6,17 @@
  * - While a run is starting (from pi's `before_agent_start`, or from a notification that started
  *   it, to the run's first `turn_start`, which pi awaits just before it collects the first
  *   request's messages) completions join that request as one steering message.
+ * - While a prompt is being prepared (from pi's `input` event through pi's own checks, before its
+ *   run starts: pi looks as idle as before, but a turn a notification started then would make
+ *   the prompt fail) completions wait to join its run the same way; when no run comes (an input
+ *   hook handled the prompt, or pi refused it) they go out after {@link PREPARING_MS}.
  * - Otherwise the parent is busy: completions are held and sent as ONE message when it settles.
  * - Exactly once: a run the parent fetched with `get_subagent_result` before delivery is left out,
  *   and no run is ever in two messages.
  * - Print and JSON modes: a notification never starts a turn (it would replace the parent's final
  *   answer that pi prints); it waits for the next prompt instead.
  *
- * No timers: a single child costs no added latency. Host-neutral apart from the option names pi
+ * No timers but that fallback: a single child costs no added latency. Host-neutral apart from the option names pi
  * uses for `sendMessage`; the extension wires it to pi's events.
  */
 import { notificationText, type RunResult, runResult } from "../../runtime/result.ts";
@@ -55,12 +59,19 @@ export interface NotifierHost {
 	mode(): string;
 	/** Settings `maxResultChars`, for the results in `details`. */
 	maxResultChars(): number;
+	/** How long a prompt in preparation holds completions when no run follows (default {@link PREPARING_MS}). */
+	preparingMs?: number;
 }
+
+/** The most a prompt in preparation holds completions back when no run follows it (ms). */
+export const PREPARING_MS = 2000;
 
 /** The notifier of one parent session; each method is called from the pi event it is named for. */
 export interface Notifier {
 	/** A background run reached a terminal state. */
 	completed(run: RunRecord): void;
+	/** `input`: a prompt is being prepared; completions from now on wait to join its run. */
+	promptPreparing(): void;
 	/** `before_agent_start`: a run is starting; completions from now on join its first request. */
 	runStarting(): void;
 	/** `turn_start`: the first request's messages are collected next; the join window closes. */
@@ -112,7 +123,13 @@ export function createNotifier(host: NotifierHost): Notifier {
 	const held: RunRecord[] = [];
 	/** A run is starting and its first request's messages are not collected yet. */
 	let starting = false;
+	/** A prompt is being prepared: the fallback that delivers when no run follows it, while it waits. */
+	let preparing: NodeJS.Timeout | null = null;
 	let closed = false;
+	const prepared = () => {
+		if (preparing) clearTimeout(preparing);
+		preparing = null;
+	};
 
 	/** A session that is gone (a stale context throws) counts as busy and single-shot. */
 	const idle = () => {
@@ -149,9 +166,18 @@ export function createNotifier(host: NotifierHost): Notifier {
 		completed(run) {
 			if (closed || run.fetched || run.notified || held.includes(run)) return;
 			held.push(run);
-			if (!starting && idle()) deliverNow();
+			if (!starting && !preparing && idle()) deliverNow();
+		},
+		promptPreparing() {
+			prepared();
+			preparing = setTimeout(() => {
+				preparing = null;
+				if (!closed && !starting && idle()) deliverNow();
+			}, host.preparingMs ?? PREPARING_MS);
+			preparing.unref?.();
 		},
 		runStarting() {
+			prepared();
 			starting = true;
 		},
 		turnStarted() {
@@ -160,10 +186,12 @@ export function createNotifier(host: NotifierHost): Notifier {
 			if (!closed) flush({ triggerTurn: true, deliverAs: "steer" });
 		},
 		settled() {
+			prepared();
 			starting = false;
 			if (!closed) deliverNow();
 		},
 		close() {
+			prepared();
 			closed = true;
 			held.length = 0;
 		},

@@ -54,6 +54,11 @@ export function registerSessionEvents(host: ExtensionHost, service: CadreService
 	pi.on("tool_call", recordParentWrite);
 	pi.on("tool_result", recordParentWrite);
 
+	// A prompt on its way: pi runs its input hooks and checks before its run starts (notifications.ts).
+	pi.on("input", () => {
+		notifications.promptPreparing();
+		return { action: "continue" as const };
+	});
 	pi.on("turn_start", () => notifications.turnStarted());
 	pi.on("agent_settled", (_event, ctx) => {
 		ensure(host, ctx);
