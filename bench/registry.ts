@@ -6,42 +6,15 @@
  * session, and again after `--runs` runs (default 3,000), in the same process: the ratio must
  * stay near 1 (target ≤ 1.5).
  */
-import type { ChildHandle } from "../src/runtime/pi/child-session.ts";
-import { createRunRegistry, type SpawnPlan } from "../src/runtime/runs.ts";
+import { createRunRegistry } from "../src/runtime/runs.ts";
+import { scriptedChild, scriptedPlan } from "../test/runtime/support/scripted-child.ts";
 import { now } from "./support.ts";
 
 const runsArg = process.argv.indexOf("--runs");
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3000;
 const SAMPLE = 200;
 
-const child: ChildHandle = {
-	transcript: null,
-	subscribe: () => () => {},
-	run: async () => {},
-	steer: async () => {},
-	abort: async () => {},
-	lastText: () => "done",
-	structured: () => null,
-	usage: () => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, cost: 0 }),
-	contextUsage: () => null,
-	messages: () => [],
-	dispose: () => {},
-	diagnostics: () => [],
-	unread: async () => [],
-};
-
-const plan: SpawnPlan = {
-	type: "explore",
-	description: "bench",
-	prompt: "p",
-	config: { maxTurns: null, tools: ["read"], model: "faux/m", capabilityMode: null, persona: null } as unknown as SpawnPlan["config"],
-	trace: {},
-	ignored: [],
-	diagnostics: [],
-	cwd: "/tmp",
-	resumeOf: null,
-	createChild: async () => child,
-};
+const plan = scriptedPlan(scriptedChild("done"));
 
 const us = (value: number) => `${(value * 1000).toFixed(1)} µs`;
 const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? Number.NaN;

@@ -12,41 +12,48 @@ import { describe, expect, it } from "vitest";
 import { createChildSession } from "../../src/runtime/pi/child-session.ts";
 import { describeTurn } from "./harness.ts";
 
+/** A child session in a fresh cwd whose faux model writes `x.txt` in its first turn, then answers "ok". */
+async function writingChild(tools: string[], guard: (name: string) => string | null, seen: (text: string) => void = () => {}) {
+	const agentDir = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "guard-"));
+	const cwd = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "guard-cwd-"));
+	const runtime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: join(agentDir, "models.json"), allowModelNetwork: false });
+	const faux = fauxProvider({ provider: "faux", models: [{ id: "m" }] });
+	runtime.registerNativeProvider(faux.provider);
+	faux.setResponses(
+		Array.from({ length: 10 }, () => (context: never) => {
+			const turn = describeTurn(context);
+			if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("write", { path: "x.txt", content: "written" })], { stopReason: "toolUse" });
+			seen(turn.lastText);
+			return fauxAssistantMessage("ok");
+		}) as never,
+	);
+	const child = await createChildSession({
+		modelRuntime: runtime,
+		model: "faux/m",
+		thinkingLevel: "off",
+		cwd,
+		agentDir,
+		projectTrusted: false,
+		systemPrompt: '<active_agent name="t"/>',
+		skills: [],
+		tools,
+		extensionPaths: [],
+		guard,
+		sessionDir: join(agentDir, "sessions"),
+	});
+	return { child, cwd };
+}
+
 describe("call-time guard", () => {
 	it("blocks a listed tool the guard refuses", async () => {
-		const agentDir = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "guard-"));
-		const cwd = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "guard-cwd-"));
-		const runtime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: join(agentDir, "models.json"), allowModelNetwork: false });
-		const faux = fauxProvider({ provider: "faux", models: [{ id: "m" }] });
-		runtime.registerNativeProvider(faux.provider);
 		let seen = "";
-		faux.setResponses(
-			Array.from({ length: 10 }, () => (context: never) => {
-				const turn = describeTurn(context);
-				if (turn.step === 0) return fauxAssistantMessage([fauxToolCall("write", { path: "x.txt", content: "no" })], { stopReason: "toolUse" });
-				seen = turn.lastText;
-				return fauxAssistantMessage("ok");
-			}) as never,
-		);
 		const refused: string[] = [];
-		const child = await createChildSession({
-			modelRuntime: runtime,
-			model: "faux/m",
-			thinkingLevel: "off",
-			cwd,
-			agentDir,
-			projectTrusted: false,
-			systemPrompt: '<active_agent name="t"/>',
-			skills: [],
-			tools: ["read", "write"],
-			extensionPaths: [],
-			guard: (name) => {
-				if (name === "read") return null;
-				refused.push(name);
-				return `cadre refuses ${name}`;
-			},
-			sessionDir: join(agentDir, "sessions"),
-		});
+		const guard = (name: string) => {
+			if (name === "read") return null;
+			refused.push(name);
+			return `cadre refuses ${name}`;
+		};
+		const { child, cwd } = await writingChild(["read", "write"], guard, (text) => (seen = text));
 		await child.run("go");
 		child.dispose();
 		expect(refused).toEqual(["write"]);
@@ -55,30 +62,7 @@ describe("call-time guard", () => {
 	});
 
 	it("holds an allowed call until what beforeTools set has settled", async () => {
-		const agentDir = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "guard-"));
-		const cwd = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "guard-cwd-"));
-		const runtime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: join(agentDir, "models.json"), allowModelNetwork: false });
-		const faux = fauxProvider({ provider: "faux", models: [{ id: "m" }] });
-		runtime.registerNativeProvider(faux.provider);
-		faux.setResponses(
-			Array.from({ length: 10 }, () => (context: never) =>
-				describeTurn(context).step === 0 ? fauxAssistantMessage([fauxToolCall("write", { path: "x.txt", content: "yes" })], { stopReason: "toolUse" }) : fauxAssistantMessage("ok"),
-			) as never,
-		);
-		const child = await createChildSession({
-			modelRuntime: runtime,
-			model: "faux/m",
-			thinkingLevel: "off",
-			cwd,
-			agentDir,
-			projectTrusted: false,
-			systemPrompt: '<active_agent name="t"/>',
-			skills: [],
-			tools: ["write"],
-			extensionPaths: [],
-			guard: () => null,
-			sessionDir: join(agentDir, "sessions"),
-		});
+		const { child, cwd } = await writingChild(["write"], () => null);
 		const asked: string[] = [];
 		let release = () => {};
 		const held = new Promise<void>((resolve) => (release = resolve));

@@ -9,41 +9,12 @@ import type { ChildEvent } from "../../src/runtime/pi/child-events.ts";
 import type { ChildHandle } from "../../src/runtime/pi/child-session.ts";
 import type { ChildMessage } from "../../src/runtime/pi/conversation.ts";
 import { formatResult, runResult } from "../../src/runtime/result.ts";
-import { createRunRegistry, type LifecycleEvent, type RunRecord, type SpawnPlan } from "../../src/runtime/runs.ts";
+import { createRunRegistry, type LifecycleEvent, type RunRecord } from "../../src/runtime/runs.ts";
 import { record as runRecord } from "./record.ts";
+import { scriptedChild, scriptedPlan } from "./support/scripted-child.ts";
 
-function child(text: string): ChildHandle {
-	return {
-		transcript: "/t/child.jsonl",
-		subscribe: () => () => {},
-		run: async () => {},
-		steer: async () => {},
-		abort: async () => {},
-		lastText: () => text,
-		structured: () => null,
-		usage: () => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, cost: 0 }),
-		contextUsage: () => null,
-		messages: () => [],
-		dispose: () => {},
-		diagnostics: () => [],
-		unread: async () => [],
-	};
-}
-
-function plan(handle: ChildHandle): SpawnPlan {
-	return {
-		type: "explore",
-		description: "look",
-		prompt: "p",
-		config: { maxTurns: null, tools: ["read"], model: "faux/m", capabilityMode: null, persona: null } as unknown as SpawnPlan["config"],
-		trace: {},
-		ignored: [],
-		diagnostics: [],
-		cwd: "/tmp",
-		resumeOf: null,
-		createChild: async () => handle,
-	};
-}
+const child = scriptedChild;
+const plan = scriptedPlan;
 
 /**
  * A child that ends `turns` turns (one tool call each), then answers. Before each turn it waits for
