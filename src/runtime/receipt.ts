@@ -8,7 +8,10 @@
 import { execFile } from "node:child_process";
 import { lstatSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
+import { RESULT_TOOL } from "../core/cadre-tools.ts";
+import { BUILTIN_TOOL_KINDS } from "../resolve/tools.ts";
 import type { ChildEvent } from "./pi/child-events.ts";
+import { SUBMIT_RESULT_TOOL } from "./structured-result.ts";
 
 /** One changed file. `added`/`removed` are null for binary files or when cadre could not count them. */
 export interface ReceiptFile {
@@ -108,8 +111,11 @@ function toolPath(args: unknown): string | null {
 	return typeof path === "string" && path !== "" ? path.replace(/^@/, "") : null;
 }
 
-/** The tools that change no file: a child that calls only these runs no `git` for its receipt. */
-const NON_CHANGING_TOOLS = new Set(["read", "grep", "find", "ls", "submit_result", "get_subagent_result"]);
+/**
+ * Whether a call of `toolName` changes no file: pi's read tools, and cadre's tools that only answer.
+ * A child that calls only these runs no `git` for its receipt.
+ */
+const changesNoFile = (toolName: string) => BUILTIN_TOOL_KINDS[toolName] === "read" || toolName === SUBMIT_RESULT_TOOL || toolName === RESULT_TOOL;
 
 /**
  * Starts collecting for a child working in `cwd`. A non-isolated run compares the tree's `git
@@ -128,7 +134,7 @@ export function createReceiptCollector(cwd: string, isolated: boolean, rootOf: R
 	const written = new Set<string>();
 	/** The tree's status before the child's first call that can change a file; null until then. */
 	let before: Promise<Awaited<ReturnType<typeof statusOf>>> | null = null;
-	const look = (toolName: string) => (isolated || NON_CHANGING_TOOLS.has(toolName) ? null : (before ??= statusOf(cwd, rootOf)));
+	const look = (toolName: string) => (isolated || changesNoFile(toolName) ? null : (before ??= statusOf(cwd, rootOf)));
 	return {
 		beforeTool(toolName) {
 			return look(toolName)?.then(() => undefined) ?? null;

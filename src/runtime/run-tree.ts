@@ -59,9 +59,8 @@ export function childIndex(runs: readonly Pick<RunRecord, "id" | "state" | "pare
 	return index;
 }
 
-/** `3 below: 2 running, 1 queued` for a run with descendants among `runs` (or their {@link childIndex}); null without any. */
-export function collapsedCounts(run: Pick<RunRecord, "id">, runs: readonly Pick<RunRecord, "id" | "state" | "parentId">[] | ChildIndex): string | null {
-	const index = runs instanceof Map ? (runs as ChildIndex) : childIndex(runs as readonly Pick<RunRecord, "id" | "state" | "parentId">[]);
+/** `3 below: 2 running, 1 queued` for a run with descendants in `index` (the runs' {@link childIndex}); null without any. */
+export function collapsedCounts(run: Pick<RunRecord, "id">, index: ChildIndex): string | null {
 	const below: Pick<RunRecord, "state">[] = [];
 	const frontier = [run.id];
 	const seen = new Set(frontier);

@@ -35,8 +35,8 @@ describe("tree order", () => {
 
 	it("indents two columns per level and counts what runs below a parent", () => {
 		expect([treeIndent(1), treeIndent(2), treeIndent(3), treeIndent(undefined)]).toEqual(["", "  ", "    ", ""]);
-		expect(collapsedCounts({ id: "lead-1" }, tree())).toBe("3 below: 2 running, 1 queued");
-		expect(collapsedCounts({ id: "other-1" }, tree())).toBeNull();
+		expect(collapsedCounts({ id: "lead-1" }, childIndex(tree()))).toBe("3 below: 2 running, 1 queued");
+		expect(collapsedCounts({ id: "other-1" }, childIndex(tree()))).toBeNull();
 		// The widget counts over one index of the runs (a long session's history is scanned once per update).
 		const index = childIndex(tree());
 		expect(collapsedCounts({ id: "lead-1" }, index)).toBe("3 below: 2 running, 1 queued");

@@ -16,8 +16,8 @@
  * - Print and JSON modes: a notification never starts a turn (it would replace the parent's final
  *   answer that pi prints); it waits for the next prompt instead.
  *
- * No timers but that fallback: a single child costs no added latency. Host-neutral apart from the option names pi
- * uses for `sendMessage`; the extension wires it to pi's events.
+ * No timers but that fallback: a single child costs no added latency. Host-neutral apart from the
+ * option names pi uses for `sendMessage`; the extension wires it to pi's events.
  */
 import { notificationText, type RunResult, runResult } from "../../runtime/result.ts";
 import type { RunRecord } from "../../runtime/runs.ts";
