@@ -1,8 +1,10 @@
 /**
- * Counts this process's file-system calls (issue 28): every function of `node:fs` (sync, callback)
- * and `node:fs/promises` is wrapped in a counter, and `syncBuiltinESMExports` makes the modules'
- * named imports see the wrappers. Streams and watchers are not wrapped; a call made inside another
- * counted call (fs.promises inside fs) counts once per entry point pi or cadre uses.
+ * Counts this process's file-system calls (issue 28): while counting (from `fsCalls.reset()` to
+ * `fsCalls.stop()`), every function of `node:fs` (sync, callback) and `node:fs/promises` is wrapped
+ * in a counter, and `syncBuiltinESMExports` makes the modules' named imports see the wrappers;
+ * `stop` puts the originals back, so a timing measured outside the counting pays no counter.
+ * Streams and watchers are not wrapped; a call made inside another counted call (fs.promises inside
+ * fs) counts once per entry point pi or cadre uses.
  */
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
@@ -39,24 +41,38 @@ function counter(fn: Fn, name: string): Fn {
 	return counted;
 }
 
+/** The functions replaced while counting: their object, name, original and counter. */
+const swaps: { target: Record<string, unknown>; name: string; original: unknown; counted: Fn }[] = [];
+
 function wrap(target: Record<string, unknown>, prefix: string): void {
 	for (const name of Object.keys(target)) {
 		const original = target[name];
 		if (typeof original !== "function" || /^[A-Z]/.test(name) || /watch|Stream|^promises$/.test(name)) continue;
-		target[name] = counter(original as Fn, prefix + name);
+		swaps.push({ target, name, original, counted: counter(original as Fn, prefix + name) });
 	}
 }
 
 wrap(fs as unknown as Record<string, unknown>, "");
 wrap(fs.promises as unknown as Record<string, unknown>, "promises.");
-syncBuiltinESMExports();
+
+/** Puts the counters (true) or the originals (false) in place. */
+function install(on: boolean): void {
+	for (const swap of swaps) swap.target[swap.name] = on ? swap.counted : swap.original;
+	syncBuiltinESMExports();
+}
 
 /** File calls since the last reset, and the most frequent ones. */
 export const fsCalls = {
+	/** Starts counting from zero. */
 	reset(): void {
 		calls = 0;
 		byName.clear();
 		stacks.clear();
+		install(true);
+	},
+	/** Stops counting (the counts stay readable). */
+	stop(): void {
+		install(false);
 	},
 	count: (): number => calls,
 	stacks: (): string =>

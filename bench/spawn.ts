@@ -6,6 +6,8 @@
  * description + schema size in tokens (chars/4); file-system calls per spawn (fs-counter.ts) and
  * the parent's stored tool result per child (the message as pi keeps it, JSON), each against the
  * floor (for the result: the child's answer as a bare extension's tool returns it, no details).
+ * Files are counted in the sequential runs only (both sides pay the counter there); the interleaved
+ * rounds run without it.
  * Beside them, spawn overhead at depth 2 (a lead child spawns) against depth 1 (issue 21;
  * `BENCH_ONLY=depth` prints only that; `BENCH_ONLY=interleaved` only the alternating rounds).
  * `BENCH_REPO=1` puts the interleaved cadre parent in a git repository (the full run prints both).
@@ -142,6 +144,7 @@ async function spawnOverhead(count: number, extensions: boolean): Promise<number
 	await pastRacyWindow();
 	fsCalls.reset();
 	for (let i = 5; i < count + 5; i++) await parent.spawn(i);
+	fsCalls.stop();
 	if (!extensions) costs.cadre ??= { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(14), fsStacks: fsCalls.stacks(), ...storedResultChars(parent.messages()) };
 	parent.dispose();
 	return parent.samples.slice(5);
@@ -190,6 +193,7 @@ async function floor(count: number): Promise<number[]> {
 		floorResult = JSON.stringify({ role: "toolResult", toolCallId: "call_0000000000", toolName: "subagent", content: [{ type: "text", text: answer }], isError: false, timestamp: Date.now() }).length;
 		session.dispose();
 	}
+	fsCalls.stop();
 	costs.floor = { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(), resultChars: floorResult, detailsChars: 0, fsStacks: "" };
 	return samples.slice(5);
 }
@@ -274,6 +278,7 @@ async function floorExtension(count: number): Promise<number[]> {
 	await pastRacyWindow();
 	fsCalls.reset();
 	for (let i = 5; i < count + 5; i++) await parent.spawn(i);
+	fsCalls.stop();
 	costs.extension = { fsPerSpawn: fsCalls.count() / count, fsTop: fsCalls.top(14), fsStacks: "", ...storedResultChars(parent.messages()) };
 	parent.dispose();
 	return parent.samples.slice(5);
