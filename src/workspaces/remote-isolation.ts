@@ -70,6 +70,7 @@ export function withRemoteWorkspaces(local: IsolationHooks, options: RemoteWorks
 	return {
 		// The receipt's repository lookup (ADR 0188): the local hooks' for a local run; none on a workspace.
 		...(localRoot ? { repoRoot: (run: RunRecord, cwd: string) => (remoteRuns.has(run.id) ? Promise.resolve(null) : localRoot(run, cwd)) } : {}),
+		ready: (run: RunRecord) => (remoteRuns.has(run.id) ? null : (local.ready?.(run) ?? null)),
 		async prepare(run: RunRecord) {
 			// A resume continues on the workspace it ran on, in its chain's worktree (ADR 0196).
 			const origin = run.resumeOf ? remoteOrigin(options.record?.(run.resumeOf)) : null;

@@ -118,8 +118,14 @@ async function driveChild(registry: RegistryState, internal: Internal): Promise<
 	const rootOf = hooks.repoRoot ? (cwd: string) => hooks.repoRoot?.(run, cwd) ?? Promise.resolve(null) : undefined;
 	const receipt = createReceiptCollector(internal.cwd, run.isolation?.isolation === "worktree", rootOf);
 	internal.receipt = receipt;
-	// The child's calls that can change a file wait for the receipt's look at the tree (issue 28).
-	child.beforeTools?.((toolName) => receipt.beforeTool(toolName));
+	// The child's first tool call waits for what isolation left to do off the spawn path, its calls
+	// that can change a file for the receipt's look at the tree (issue 28).
+	let ready = hooks.ready?.(run) ?? null;
+	void ready?.then(() => (ready = null));
+	child.beforeTools?.((toolName) => {
+		const look = receipt.beforeTool(toolName);
+		return ready && look ? Promise.all([ready, look]).then(() => undefined) : (ready ?? look);
+	});
 	run.transcript = child.transcript;
 	save(registry, internal);
 	if (internal.stopRequested || internal.aborted) {

@@ -40,6 +40,11 @@ export interface IsolationHooks {
 	 * `git status`): the first answer is the one `prepare` found, later ones the cached facts.
 	 */
 	repoRoot?(run: RunRecord, cwd: string): Promise<string | null>;
+	/**
+	 * What run `run`'s child must wait for before its first tool call (what `prepare` left to be
+	 * done off the spawn path, e.g. a use record), or null when nothing is left.
+	 */
+	ready?(run: RunRecord): Promise<void> | null;
 }
 
 /** Everything a run needs, decided before it is created (resolution, prompt, child factory). */
