@@ -50,16 +50,19 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 	const startRoots = new Map<string, string | null>();
 	const use = async (run: RunRecord, cwd: string) =>
 		uses.set(run.id, await registerUse(run.id, [cwd, options.parentCwd], (dir, root) => dir === cwd && startRoots.set(run.id, root)));
-	/** Run id → the use record of a run that is not isolated, written on the event loop's next turn (issue 28). */
-	const pendingUses = new Map<string, Promise<void>>();
+	/** Run id → the writing of the use record of a run that is not isolated, started at the latest when first asked for (issue 28). */
+	const pendingUses = new Map<string, () => Promise<void>>();
 	/**
 	 * The use record of a run that works in a directory it did not create: looked up and written
-	 * after the spawn's synchronous burst (the child's first request leaves without it), before the
-	 * child's first tool call (`ready`), its receipt's look (`repoRoot`) and its end (`finish`).
+	 * after the spawn's synchronous burst (the child's first request leaves without it), or earlier
+	 * when the child's first tool call (`ready`), its receipt's look (`repoRoot`) or its end
+	 * (`finish`) asks for it first — none of them waits for the event loop to come round.
 	 */
 	const useSoon = (run: RunRecord, cwd: string) => {
-		const written = new Promise<void>((next) => setImmediate(next)).then(async () => void (await use(run, cwd)));
-		pendingUses.set(run.id, written.catch(() => undefined));
+		let written: Promise<void> | null = null;
+		const start = () => (written ??= use(run, cwd).then(() => undefined, () => undefined));
+		pendingUses.set(run.id, start);
+		setImmediate(start);
 	};
 
 	return {
@@ -112,10 +115,10 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 			};
 		},
 
-		ready: (run: RunRecord) => pendingUses.get(run.id) ?? null,
+		ready: (run: RunRecord) => pendingUses.get(run.id)?.() ?? null,
 
 		async repoRoot(run: RunRecord, cwd: string): Promise<string | null> {
-			await pendingUses.get(run.id);
+			await pendingUses.get(run.id)?.();
 			const known = startRoots.get(run.id);
 			startRoots.delete(run.id);
 			if (known !== undefined) return known;
@@ -124,7 +127,7 @@ export function createWorktreeIsolation(options: WorktreeIsolationOptions): Isol
 		},
 		async finish(run: RunRecord, state: TerminalState): Promise<IsolationReport | null> {
 			// this run no longer works anywhere: its own record must not keep its worktree
-			await pendingUses.get(run.id);
+			await pendingUses.get(run.id)?.();
 			pendingUses.delete(run.id);
 			uses.get(run.id)?.();
 			uses.delete(run.id);

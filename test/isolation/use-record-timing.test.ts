@@ -4,7 +4,8 @@
  * wait for them; the child's first tool call does (`IsolationHooks.ready`), as do the receipt's
  * look and the run's end.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { clearGitFactsCache } from "../../src/isolation/git.ts";
@@ -40,6 +41,24 @@ describe("a run's use record", () => {
 		expect(await hooks.repoRoot?.(run, dir)).toBe(dir);
 		await hooks.finish(run, "completed");
 		expect(records()).toEqual([]);
+	});
+
+	it("is written at once when the run ends before the event loop came round (its end does not wait a turn)", async () => {
+		// Outside a repository, once known, the lookup is synchronous: a child whose whole life ran in
+		// one burst (a warm faux fan-out) ends before the deferred write; its end writes it itself.
+		const dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "not-a-repo-"));
+		const hooks = createWorktreeIsolation({ agentDir: dir, parentCwd: dir, settings: () => pooled(0), childCwd: () => dir, touchedByParent: () => new Set() });
+		const runOf = (id: string) => ({ id, config: { isolation: "none" }, resumeOf: null, createdAt: Date.now() }) as unknown as RunRecord;
+		const first = runOf("warm");
+		await hooks.prepare(first);
+		await hooks.ready?.(first);
+		await hooks.finish(first, "completed");
+		let turned = false;
+		setImmediate(() => (turned = true));
+		const run = runOf("quick");
+		await hooks.prepare(run);
+		await hooks.finish(run, "completed");
+		expect(turned).toBe(false);
 	});
 
 	it("holds the child's first tool call until isolation is ready", async () => {

@@ -124,6 +124,30 @@ describe("completion notifications", () => {
 		expectEachNotifiedOnce(parent);
 	});
 
+	it("every fan-out of a session costs the same parent requests: 10 children admitted at once are one notification, the fourth time too", async () => {
+		// A warm fan-out runs each child's whole life without the event loop turning: nothing may make
+		// a child's end wait for the loop (a deferred write did, so the ends came one per parent turn).
+		parent = await createParent({
+			subagentSettings: { maxConcurrent: 10 },
+			script: (turn) => {
+				if (turn.agent === "explore") return fauxAssistantMessage(`finding ${taskOf(turn)}`);
+				if (turn.last?.role === "user" && turn.lastText?.startsWith("go")) return spawnCalls(10);
+				if (lastTool(turn) === "subagent") return fauxAssistantMessage("spawned");
+				return fauxAssistantMessage("noted");
+			},
+		});
+		const perFanOut: number[] = [];
+		for (let round = 0; round < 4; round++) {
+			const before = parentRequests(parent).length;
+			const delivered = notifications(parent).flatMap((n) => n.ids).length;
+			await parent.session.prompt(`go ${round}`);
+			await until(() => notifications(parent as Parent).flatMap((n) => n.ids).length === delivered + 10 && (parent as Parent).session.isIdle, `the ten children of fan-out ${round} delivered`);
+			perFanOut.push(parentRequests(parent).length - before);
+		}
+		expect(perFanOut).toEqual([3, 3, 3, 3]);
+		expectEachNotifiedOnce(parent);
+	});
+
 	it("5 children that finish one by one while the parent is idle are each delivered at once", async () => {
 		const gates = Array.from({ length: 5 }, gate);
 		parent = await createParent({
