@@ -56,6 +56,14 @@ async function settle(session: AgentSession, done: () => boolean) {
 	}
 }
 
+/**
+ * What a parent does once, at its start, is over: the harness wrote its definition files a moment
+ * ago, and a load within 100 ms of a change is not kept (ADR 0198: racily clean), so every spawn
+ * would load them again; the parent's background worktree recovery runs its `git`. A user's session
+ * starts long before its first fan-out.
+ */
+const pastStartup = () => new Promise((resolve) => setTimeout(resolve, 150));
+
 /** cadre: the `subagent` tool N times in one parent message. */
 async function cadre(n: number, maxConcurrent: number): Promise<Outcome> {
 	const parent = await createParent({
@@ -67,6 +75,7 @@ async function cadre(n: number, maxConcurrent: number): Promise<Outcome> {
 		},
 	});
 	await parent.session.prompt("warm up");
+	await pastStartup();
 	const counter = deliveryCounter(parent.session, "cadre-notification", (details) => {
 		const runs = (details as { runs?: unknown[] } | undefined)?.runs;
 		return Array.isArray(runs) ? runs.length : 1;
@@ -198,6 +207,7 @@ async function cadreTwoLevel(leads: number, children: number, maxConcurrent: num
 		},
 	});
 	await parent.session.prompt("warm up");
+	await pastStartup();
 	const before = parent.requests.length;
 	const t0 = now();
 	await parent.session.prompt("fan out");
