@@ -1,6 +1,7 @@
 /**
  * `npm run bench:widget` (issues 11, 24): what cadre's TUI costs. The widget's render time with 50 runs
- * (snapshot of the records + lines at 160 columns, styled, the running rows' spinner on), p50/p95 over 2 000 renders, against a
+ * (snapshot of the records + lines at 160 columns, styled, the running rows' spinner on), p50/p95 over 2 000 renders (and
+ * over renders whose lines are all new, as while children work), against a
  * floor measured in the same run — the same lines ready-made, only measured and cut to the width,
  * the least any widget must do — and the 1 ms target; how many updates a second the throttled feed lets through
  * under a flood of changes (target ≤ 10); and what one change costs the run that reports it (the
@@ -67,6 +68,23 @@ function renderTimes(history = 0, renders = RENDERS): number[] {
 	return samples;
 }
 
+/**
+ * One update whose lines are all new: the running rows' tokens go up between renders, as they do
+ * while children work, so no line is one pi-tui measured before (its width cache does not help).
+ */
+function freshRenderTimes(renders = RENDERS): number[] {
+	const at = Date.now();
+	const base = runs(at);
+	const samples: number[] = [];
+	for (let i = 0; i < renders; i++) {
+		const records = base.map((run) => (run.state === "running" ? { ...run, usage: { ...run.usage, input: run.usage.input + 1000 * (i + 1) } } : run));
+		const start = now();
+		widgetLines(widgetSnapshot(records, "background", at + i), WIDTH, style, at + i * 50);
+		samples.push(now() - start);
+	}
+	return samples;
+}
+
 /** The floor: the widget's own output lines, ready-made, only measured and cut to the width. */
 function floorTimes(): number[] {
 	const at = Date.now();
@@ -112,6 +130,8 @@ renderTimes();
 floorTimes();
 const render = renderTimes();
 const floor = floorTimes();
+freshRenderTimes(100);
+const fresh = freshRenderTimes(500);
 const HISTORY = 2000;
 renderTimes(HISTORY, 50);
 const long = renderTimes(HISTORY, 200);
@@ -122,6 +142,7 @@ const p50 = pct(render, 50);
 const us = (value: number) => `${(value * 1000).toFixed(1)} µs`;
 console.log(`widget render, ${RUNS} runs at ${WIDTH} columns: p50 ${us(p50)}, p95 ${us(pct(render, 95))} (target ≤ 1 ms: ${p50 <= 1 ? "met" : "MISSED"})`);
 console.log(`floor (the same lines ready-made, measured and cut to the width): p50 ${us(pct(floor, 50))}; widget/floor ${(p50 / pct(floor, 50)).toFixed(1)}×`);
+console.log(`the same ${RUNS} runs, their lines new at every render (tokens going up): p50 ${us(pct(fresh, 50))}, p95 ${us(pct(fresh, 95))} (target ≤ 1 ms: ${pct(fresh, 50) <= 1 ? "met" : "MISSED"})`);
 console.log(`the same ${RUNS} runs after ${HISTORY} ended ones (a long session): p50 ${us(pct(long, 50))}; ×${(pct(long, 50) / p50).toFixed(2)} of ${RUNS} alone (target ≤ 1.5)`);
 const rate = flood.updates / flood.seconds;
 console.log(`updates under a flood of ${(flood.changes / flood.seconds).toFixed(0)} changes/s: ${rate.toFixed(1)}/s (target ≤ 10: ${rate <= 10.5 ? "met" : "MISSED"})`);

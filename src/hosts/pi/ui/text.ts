@@ -31,10 +31,56 @@ export function shownBlock(text: string): string {
 	return safeText(text).replace(/\t/g, "  ");
 }
 
+/**
+ * The characters beyond ASCII that cadre's own lines use (separators, arrows, marks, the spinner's
+ * braille): one column each, and none joins a neighbour into one grapheme (test/ui/text-width.test.ts
+ * holds every one against pi-tui's own count).
+ */
+export const NARROW_SYMBOLS: ReadonlySet<number> = new Set([0xb7, 0x2013, 0x2014, 0x2026, 0x203a, 0x2190, 0x2191, 0x2192, 0x2193, 0x2197, 0x21b3, 0x2264, 0x2500, 0x25a0, 0x25cc, 0x25cf, 0x2713, 0x2717]);
+export const BRAILLE_FIRST = 0x2800;
+export const BRAILLE_LAST = 0x28ff;
+
+/** The end of the SGR sequence (`ESC [ digits ; : m`) at `at`, or -1 when there is none. */
+function sgrEnd(line: string, at: number): number {
+	if (line.charCodeAt(at + 1) !== 0x5b) return -1;
+	for (let i = at + 2; i < line.length; i++) {
+		const code = line.charCodeAt(i);
+		if (code === 0x6d) return i;
+		if (!((code >= 0x30 && code <= 0x39) || code === 0x3b || code === 0x3a)) return -1;
+	}
+	return -1;
+}
+
+/**
+ * Columns of a line made of printable ASCII, {@link NARROW_SYMBOLS}, braille and SGR styles, counted
+ * without grapheme segmentation; -1 for anything else (pi-tui counts it). pi-tui keeps the widths of
+ * the last lines it measured, but a line whose numbers moved is new to it, and segmenting it costs
+ * ~40 µs: the widget's lines while children work (issue 28).
+ */
+function quickWidth(line: string): number {
+	let width = 0;
+	for (let i = 0; i < line.length; i++) {
+		const code = line.charCodeAt(i);
+		if ((code >= 0x20 && code <= 0x7e) || NARROW_SYMBOLS.has(code) || (code >= BRAILLE_FIRST && code <= BRAILLE_LAST)) width++;
+		else if (code === 0x1b) {
+			const end = sgrEnd(line, i);
+			if (end < 0) return -1;
+			i = end;
+		} else return -1;
+	}
+	return width;
+}
+
+/** Columns of a line, as the terminal counts them (pi-tui's count). */
+function columns(line: string): number {
+	const quick = quickWidth(line);
+	return quick >= 0 ? quick : visibleWidth(line);
+}
+
 /** The line cut to `width` columns with an ellipsis (styles kept and closed). */
 export function fit(line: string, width: number): string {
 	if (width <= 0) return "";
-	return visibleWidth(line) <= width ? line : truncateToWidth(line, width, "…");
+	return columns(line) <= width ? line : truncateToWidth(line, width, "…");
 }
 
 /** Every line cut to `width`. */
@@ -44,13 +90,13 @@ export function fitAll(lines: readonly string[], width: number): string[] {
 
 /** The line padded with spaces (or cut) to exactly `width` columns. */
 export function pad(text: string, width: number): string {
-	const used = visibleWidth(text);
+	const used = columns(text);
 	return used > width ? fit(text, width) : text + " ".repeat(width - used);
 }
 
 /** Columns of a line, as the terminal counts them. */
 export function widthOf(text: string): number {
-	return visibleWidth(text);
+	return columns(text);
 }
 
 /**
