@@ -44,16 +44,26 @@ function inScope(run: RunRecord, mode: WidgetMode): boolean {
 
 /** What the widget shows of `runs` at `now`. */
 export function widgetSnapshot(runs: readonly RunRecord[], mode: WidgetMode, now: number = Date.now(), lingerMs = LINGER_MS): WidgetSnapshot {
-	const scoped = runs.filter((run) => inScope(run, mode));
-	const running = scoped.filter((run) => run.state === "running");
+	// One pass over the session's runs, however many ended long ago (a long session has thousands).
+	const shown: RunRecord[] = [];
+	let running = 0;
+	let queued = 0;
+	for (const run of runs) {
+		if (!inScope(run, mode)) continue;
+		if (run.state === "queued") queued++;
+		else if (run.state === "running") {
+			running++;
+			shown.push(run);
+		} else if (run.endedAt !== null && now - run.endedAt < lingerMs && isEnded(run.state)) shown.push(run);
+	}
 	// One order for running and finished rows: a run that ends stays where it was.
 	// A nested run sits under its parent (issue 21): tree order keeps rows in place too.
-	const shownRuns = inTreeOrder(scoped.filter((run) => run.state === "running" || (isEnded(run.state) && run.endedAt !== null && now - run.endedAt < lingerMs)));
+	const shownRuns = inTreeOrder(shown);
 	const children = childIndex(runs);
 	return {
 		rows: shownRuns.map((run) => ({ ...viewOfRecord(run, now), below: collapsedCounts(run, children) })),
-		queued: scoped.filter((run) => run.state === "queued").length,
-		running: running.length,
+		queued,
+		running,
 	};
 }
 
