@@ -38,11 +38,32 @@ export function checkoutTop(cwd: string): string {
 	}
 }
 
+/** Read-only policies made, by resolved config, by sandbox settings (both kept unchanged once made), by paths. */
+const readOnlyPolicies = new WeakMap<object, WeakMap<object, Map<string, SandboxPolicy>>>();
+
+/**
+ * The policy of a read-only child: made once for the same config, settings and paths, and shared
+ * by the children it is made for (issue 28). `sandboxPolicy` is pure and nothing changes a policy;
+ * the resolution cache and the files' cache hand out the same config and settings objects while
+ * nothing they come from changed, and a new object is a new key. A writable child has a temp dir
+ * of its own, so its policy is its own.
+ */
+function readOnlyPolicy(options: ChildSandboxOptions): SandboxPolicy {
+	let bySettings = readOnlyPolicies.get(options.config);
+	if (!bySettings) readOnlyPolicies.set(options.config, (bySettings = new WeakMap()));
+	let byPaths = bySettings.get(options.settings);
+	if (!byPaths) bySettings.set(options.settings, (byPaths = new Map()));
+	const key = [options.cwd, options.writeRoot, options.homeDir, options.agentDir, options.baseDir].join("\0");
+	let policy = byPaths.get(key);
+	if (!policy) byPaths.set(key, (policy = sandboxPolicy({ ...options, tempDir: "" })));
+	return policy;
+}
+
 /** Prepares the sandbox of one child (the library is started on the first call of the process). */
 export async function prepareChildSandbox(options: ChildSandboxOptions): Promise<ChildSandbox> {
 	const readOnly = options.config.capabilityMode === "read-only";
 	const tempDir = readOnly ? "" : mkdtempSync(join(tmpdir(), "cadre-sandbox-"));
-	const policy = sandboxPolicy({ ...options, tempDir });
+	const policy = readOnly ? readOnlyPolicy(options) : sandboxPolicy({ ...options, tempDir });
 	const hardLinks = policy.write.length > 0 ? hardLinkedFiles(policy.write.filter((root) => statSync(root, { throwIfNoEntry: false })?.isDirectory())) : [];
 	try {
 		// The wrap is made at the first command that needs it (ADR 0188): none for a child that runs none.
