@@ -118,14 +118,10 @@ async function driveChild(registry: RegistryState, internal: Internal): Promise<
 	const rootOf = hooks.repoRoot ? (cwd: string) => hooks.repoRoot?.(run, cwd) ?? Promise.resolve(null) : undefined;
 	const receipt = createReceiptCollector(internal.cwd, run.isolation?.isolation === "worktree", rootOf);
 	internal.receipt = receipt;
-	// The child's first tool call waits for what isolation left to do off the spawn path (asked for
-	// then, not before), its calls that can change a file for the receipt's look (issue 28).
-	let ready: Promise<void> | null | undefined;
+	// The child's tool calls wait for what isolation left to do off the spawn path (asked for at
+	// the first call, not before), those that can change a file for the receipt's look (issue 28).
 	child.beforeTools?.((toolName) => {
-		if (ready === undefined) {
-			ready = hooks.ready?.(run) ?? null;
-			void ready?.then(() => (ready = null));
-		}
+		const ready = hooks.ready?.(run) ?? null;
 		const look = receipt.beforeTool(toolName);
 		return ready && look ? Promise.all([ready, look]).then(() => undefined) : (ready ?? look);
 	});

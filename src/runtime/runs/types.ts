@@ -41,9 +41,9 @@ export interface IsolationHooks {
 	 */
 	repoRoot?(run: RunRecord, cwd: string): Promise<string | null>;
 	/**
-	 * What run `run`'s child must wait for before its first tool call (what `prepare` left to be
-	 * done off the spawn path, e.g. a use record, started now if it has not started), or null when
-	 * nothing is left. Asked for at the child's first tool call.
+	 * What run `run`'s child must wait for before a tool call (what `prepare` left to be done off the
+	 * spawn path, e.g. a use record, started now if it has not started; the same promise at every
+	 * call), or null when nothing is left. Asked for at each of the child's tool calls.
 	 */
 	ready?(run: RunRecord): Promise<void> | null;
 }

@@ -2,8 +2,8 @@
  * A second process with a live run working inside a directory (ADR 0116): the run goes through
  * cadre's own isolation hooks (`prepare` of a run whose isolation is `none` and whose cwd is `dir`),
  * as a pi started inside a worktree, or a run with a `cwd` there, would. Prints `ready` once its use
- * record is written (after `prepare`, `ready`: what the child's first tool call waits for), then waits until it is killed (or, with `finish`, runs the hooks' finish on
- * SIGTERM and exits).
+ * record is written (after `prepare`, `ready`: what the child's first tool call waits for), then
+ * waits until it is killed (or, with `finish`, runs the hooks' finish on SIGTERM and exits).
  *
  * Usage: node live-user.ts <parent-cwd> <agent-dir> <run-id> <dir>
  */
